@@ -1,0 +1,23 @@
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    MEMORY_DATA_DIR=/app/.data \
+    DJANGO_STATIC_ROOT=/app/staticfiles
+
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY memory_platform ./memory_platform
+COPY memories ./memories
+COPY extraction ./extraction
+COPY recall ./recall
+COPY templates ./templates
+COPY manage.py ./
+RUN pip install --no-cache-dir -e . \
+    && useradd --create-home --uid 1000 app \
+    && mkdir -p /app/.data /app/staticfiles && chown -R app /app
+USER app
+
+EXPOSE 8000
+# The same command `make run` serves with; compose overrides it for the worker and beat.
+CMD ["gunicorn", "memory_platform.wsgi", "--bind", "0.0.0.0:8000", "--workers", "2", "--access-logfile", "-"]

@@ -1,0 +1,277 @@
+"""The memory domain: tenants and their keys, end users, memories, versions and reviews."""
+
+from __future__ import annotations
+
+import string
+
+from django.conf import settings
+from django.db import models
+from django.db.models.functions import Length
+from django.db.models.lookups import GreaterThan
+from nanoid import generate
+from pgvector.django import VectorField
+from rest_framework_api_key.models import AbstractAPIKey
+
+MEMORY_ID_PREFIX = "mem_"
+_MEMORY_ID_ALPHABET = string.ascii_letters + string.digits
+CAPTION_MAX_LENGTH = 100
+FULL_TEXT_MAX_LENGTH = 500
+
+
+def new_memory_id() -> str:
+    """Return a public memory id, `mem_` and 16 URL-safe characters (20 in all)."""
+    return MEMORY_ID_PREFIX + generate(_MEMORY_ID_ALPHABET, 16)
+
+
+class Tenant(models.Model):
+    """A client application; its API keys see only its own end users."""
+
+    name = models.CharField(max_length=100, unique=True)
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TenantAPIKey(AbstractAPIKey):
+    """A hashed, named, revocable API key of one tenant."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="api_keys")
+
+    class Meta(AbstractAPIKey.Meta):
+        verbose_name = "tenant API key"
+        verbose_name_plural = "tenant API keys"
+
+
+class EndUser(models.Model):
+    """An end user of a tenant's agent; the API's `user_id` is `external_id`."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="end_users")
+    external_id = models.UUIDField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            # Also the index behind every API lookup of `user_id` within a tenant.
+            models.UniqueConstraint(
+                fields=["tenant", "external_id"], name="enduser_unique_external_id_per_tenant"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return str(self.external_id)
+
+
+class AgentSession(models.Model):
+    """The caller's conversation or session id that memories came from."""
+
+    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="sessions")
+    external_id = models.CharField(max_length=255)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["end_user", "external_id"], name="agentsession_unique_per_user"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.external_id
+
+
+class Memory(models.Model):
+    """One durable fact about an end user."""
+
+    class Category(models.TextChoices):
+        PREFERENCE = "preference", "Preference"
+        PERSONAL = "personal", "Personal"
+        TECHNICAL = "technical", "Technical"
+        PROJECT = "project", "Project"
+        OTHER = "other", "Other"
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "Active"
+        PENDING_REVIEW = "pending_review", "Pending review"
+        SUPERSEDED = "superseded", "Superseded"
+
+    id = models.CharField(primary_key=True, max_length=20, default=new_memory_id, editable=False)
+    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="memories")
+    caption = models.CharField(max_length=CAPTION_MAX_LENGTH)
+    full_text = models.CharField(max_length=FULL_TEXT_MAX_LENGTH)
+    category = models.CharField(max_length=20, choices=Category.choices, default=Category.OTHER)
+    confidence = models.FloatField(default=1.0)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.ACTIVE)
+    content_hash = models.CharField(max_length=64)
+    # Dimension-free so that a change of embedding model needs a `reembed`, not a migration.
+    embedding = VectorField(null=True, blank=True)
+    embedding_model = models.CharField(max_length=100, blank=True)
+    source_session = models.ForeignKey(
+        AgentSession, null=True, blank=True, on_delete=models.SET_NULL, related_name="memories"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    last_accessed_at = models.DateTimeField(null=True, blank=True)
+    access_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name_plural = "memories"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["end_user", "content_hash"],
+                condition=models.Q(status="active"),
+                name="memory_unique_active_hash_per_user",
+            ),
+            models.CheckConstraint(
+                condition=GreaterThan(Length("caption"), 0), name="memory_caption_not_empty"
+            ),
+            models.CheckConstraint(
+                condition=GreaterThan(Length("full_text"), 0), name="memory_full_text_not_empty"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(confidence__gte=0) & models.Q(confidence__lte=1),
+                name="memory_confidence_between_0_and_1",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status__in=["active", "pending_review", "superseded"]),
+                name="memory_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(
+                    category__in=["preference", "personal", "technical", "project", "other"]
+                ),
+                name="memory_category_valid",
+            ),
+        ]
+        indexes = [
+            # GET /memories/list, the per-user candidate scan of recall and the cap's eviction
+            # of the oldest active memories all filter on (end_user, status) by creation time.
+            models.Index(
+                fields=["end_user", "status", "created_at"], name="memory_user_status_created"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.id}: {self.caption}"
+
+
+class MemoryVersion(models.Model):
+    """One change to a memory, with its text after the change and who made it."""
+
+    class Action(models.TextChoices):
+        CREATED = "created", "Created"
+        MERGED = "merged", "Merged"
+        SUPERSEDED = "superseded", "Superseded"
+        EDITED = "edited", "Edited"
+        RESOLVED = "resolved", "Resolved"
+
+    class Actor(models.TextChoices):
+        SYSTEM = "system", "System"
+        OPERATOR = "operator", "Operator"
+        API = "api", "API"
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="versions")
+    version = models.PositiveIntegerField()
+    action = models.CharField(max_length=20, choices=Action.choices)
+    status = models.CharField(max_length=20, choices=Memory.Status.choices)
+    caption_before = models.CharField(max_length=CAPTION_MAX_LENGTH, blank=True)
+    full_text_before = models.CharField(max_length=FULL_TEXT_MAX_LENGTH, blank=True)
+    caption = models.CharField(max_length=CAPTION_MAX_LENGTH)
+    full_text = models.CharField(max_length=FULL_TEXT_MAX_LENGTH)
+    actor_type = models.CharField(max_length=20, choices=Actor.choices)
+    actor = models.CharField(max_length=150, blank=True)
+    note = models.CharField(max_length=255, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["memory", "version"]
+        constraints = [
+            # Also the index behind the admin's version history of one memory.
+            models.UniqueConstraint(fields=["memory", "version"], name="memoryversion_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.memory_id} v{self.version} {self.action}"
+
+
+class ReviewItem(models.Model):
+    """A contradiction between a new memory and existing ones, for an operator to resolve."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        RESOLVED = "resolved", "Resolved"
+
+    class Resolution(models.TextChoices):
+        KEEP_NEW = "keep_new", "Keep new"
+        KEEP_EXISTING = "keep_existing", "Keep existing"
+        KEEP_BOTH = "keep_both", "Keep both"
+        MERGE = "merge", "Merge"
+
+    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="review_items")
+    new_memory = models.ForeignKey(
+        Memory, null=True, blank=True, on_delete=models.SET_NULL, related_name="review_items"
+    )
+    existing_memories = models.ManyToManyField(Memory, related_name="conflicting_reviews")
+    similarity = models.FloatField()
+    reason = models.CharField(max_length=500)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.PENDING)
+    resolution = models.CharField(max_length=20, choices=Resolution.choices, blank=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    models.Q(status="pending", resolution="")
+                    | (models.Q(status="resolved") & ~models.Q(resolution=""))
+                ),
+                name="reviewitem_resolution_iff_resolved",
+            ),
+            models.UniqueConstraint(
+                fields=["new_memory"],
+                condition=models.Q(status="pending"),
+                name="reviewitem_one_pending_per_memory",
+            ),
+        ]
+        indexes = [
+            # The admin's review queue: pending items, oldest first.
+            models.Index(fields=["status", "created_at"], name="reviewitem_status_created"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Review {self.pk} ({self.status})"
+
+
+class DeletionRecord(models.Model):
+    """A content-free trace that a memory existed and was deleted: id, user, when, by whom."""
+
+    class Reason(models.TextChoices):
+        API = "api", "Deleted through the API"
+        EVICTED = "evicted", "Evicted by the per-user cap"
+        PRUNED = "pruned", "Pruned by an operator command"
+        OPERATOR = "operator", "Deleted by an operator"
+        DISCARDED = "discarded", "Discarded in review"
+
+    memory_id = models.CharField(max_length=20)
+    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="deletions")
+    reason = models.CharField(max_length=20, choices=Reason.choices)
+    actor_type = models.CharField(max_length=20, choices=MemoryVersion.Actor.choices)
+    actor = models.CharField(max_length=150, blank=True)
+    deleted_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [
+            # Audit look-ups of what happened to one memory id.
+            models.Index(fields=["memory_id"], name="deletionrecord_memory_id"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.memory_id} deleted ({self.reason})"

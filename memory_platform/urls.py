@@ -1,0 +1,18 @@
+"""URL wiring: the API's contract paths, health, the schema and the admin."""
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from memory_platform.health import HealthApi
+
+handler404 = "memory_platform.exceptions.not_found"
+handler500 = "memory_platform.exceptions.server_error"
+
+urlpatterns = [
+    path("health", HealthApi.as_view(), name="health"),
+    path("memories/", include("memories.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("admin/", admin.site.urls),
+]

@@ -1,0 +1,28 @@
+"""Shared fixtures: the whole suite runs against the real embedded PostgreSQL with pgvector."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from tests.factories import EndUserFactory, TenantFactory
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """Create the test database as usual, then insist it is PostgreSQL with pgvector."""
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        assert connection.vendor == "postgresql", "the suite must run on PostgreSQL"
+        cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+        assert cursor.fetchone(), "pgvector is missing from the test database"
+    yield
+
+
+@pytest.fixture
+def tenant(db):
+    return TenantFactory()
+
+
+@pytest.fixture
+def end_user(tenant):
+    return EndUserFactory(tenant=tenant)
