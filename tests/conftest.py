@@ -7,6 +7,9 @@ from django.db import connection
 
 from tests.factories import EndUserFactory, TenantFactory
 
+# The OpenAI-protocol stub server (fixtures `llm_stub`, ...) is shared by every test package.
+pytest_plugins = ["tests.llm_stub"]
+
 
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):

@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
 
 from memories.models import TenantAPIKey
-from memories.services import tenant_api_key_create
+from memories.services.tenants import tenant_api_key_create
 
 LOCAL_TENANT = "local"
 ADMIN_USERNAME = "admin"

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memories.services import tenant_api_key_create
+from memories.services.tenants import tenant_api_key_create
 
 
 class Command(BaseCommand):

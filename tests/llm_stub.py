@@ -1,0 +1,1 @@
+"""A real HTTP server speaking the OpenAI chat-completions protocol, for tests (WIP)."""
