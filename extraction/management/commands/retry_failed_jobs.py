@@ -1,0 +1,27 @@
+"""Replay extraction jobs that failed (their conversations were kept)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from extraction.services import extraction_jobs_retry_failed
+
+
+class Command(BaseCommand):
+    help = "Replay failed extraction jobs, oldest first, with the conversations they kept."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--dry-run", action="store_true", help="Only count the jobs.")
+        parser.add_argument("--limit", type=int, default=None, help="Replay at most N jobs.")
+
+    def handle(self, *args: Any, dry_run: bool, limit: int | None, **options: Any) -> None:
+        summary = extraction_jobs_retry_failed(dry_run=dry_run, limit=limit)
+        if dry_run:
+            self.stdout.write(f"{summary['found']} failed jobs would be retried (dry run).")
+        else:
+            self.stdout.write(
+                f"{summary['found']} failed jobs retried: {summary['succeeded']} succeeded, "
+                f"{summary['failed']} failed again."
+            )

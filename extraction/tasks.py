@@ -1,0 +1,29 @@
+"""Celery tasks of the write pipeline: they take ids and call one service."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+from celery import shared_task
+from django.conf import settings
+
+from extraction.services import ExtractionFailed, extraction_job_run
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(bind=True, max_retries=None, acks_late=True)
+def extraction_job_run_task(self, job_id: str) -> str:
+    """Run one extraction job; retry with backoff while the LLM is down, then leave it failed."""
+    try:
+        job, _ = extraction_job_run(job_id=uuid.UUID(job_id))
+    except ExtractionFailed as exc:
+        # Inline (eager) runs answer a request: they leave the job failed for a later replay
+        # instead of retrying in the caller's thread.
+        if self.request.is_eager or self.request.retries >= settings.MEMORY_TASK_MAX_RETRIES:
+            logger.error("job %s failed for good after %s retries", job_id, self.request.retries)
+            return "failed"
+        countdown = settings.MEMORY_TASK_RETRY_BACKOFF * (2**self.request.retries)
+        raise self.retry(exc=exc, countdown=countdown) from exc
+    return job.status

@@ -1,0 +1,117 @@
+"""Reads of the memory domain. Each returns a QuerySet (or one object) scoped by tenant."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+from django.db.models.functions import Coalesce
+
+from memories.models import EndUser, Memory, MemoryVersion, ReviewItem, Tenant
+
+# What the API shows of a user's store: accepted memories and those awaiting review.
+VISIBLE_STATUSES = (Memory.Status.ACTIVE, Memory.Status.PENDING_REVIEW)
+
+
+def end_user_get(*, tenant: Tenant, external_id: uuid.UUID) -> EndUser | None:
+    """Return the tenant's end user with this id, or None (another tenant's user is None too)."""
+    return EndUser.objects.filter(tenant=tenant, external_id=external_id).first()
+
+
+def memory_visible_list(*, end_user: EndUser) -> models.QuerySet[Memory]:
+    """The user's visible memories, newest first."""
+    return Memory.objects.filter(end_user=end_user, status__in=VISIBLE_STATUSES).order_by(
+        "-created_at", "id"
+    )
+
+
+def memory_visible_count(*, end_user: EndUser) -> int:
+    """How many memories count against the user's cap (the API's total_user_memories)."""
+    return Memory.objects.filter(end_user=end_user, status__in=VISIBLE_STATUSES).count()
+
+
+# --- operators: the admin's review queue and the store's statistics ------------------------
+
+
+def review_item_queue() -> models.QuerySet[ReviewItem]:
+    """Review items for the admin's queue: pending first, oldest first, with what a row shows."""
+    return (
+        ReviewItem.objects.select_related("end_user__tenant", "new_memory")
+        .prefetch_related(
+            models.Prefetch(
+                "existing_memories",
+                queryset=Memory.objects.only("id", "caption", "status").order_by("created_at"),
+            )
+        )
+        .order_by("status", "created_at", "pk")
+    )
+
+
+def review_item_pending_list() -> models.QuerySet[ReviewItem]:
+    """Pending review items, oldest first."""
+    return ReviewItem.objects.filter(status=ReviewItem.Status.PENDING).order_by("created_at", "pk")
+
+
+def review_item_conflict(*, review_item_id: int) -> models.QuerySet[ReviewItem]:
+    """One review item with both sides of its conflict and their version histories."""
+    memories = (
+        Memory.objects.defer("embedding")
+        .select_related("source_session")
+        .prefetch_related(
+            models.Prefetch("versions", queryset=MemoryVersion.objects.order_by("version"))
+        )
+    )
+    return (
+        ReviewItem.objects.filter(pk=review_item_id)
+        .select_related("end_user__tenant", "resolved_by")
+        .prefetch_related(
+            models.Prefetch("new_memory", queryset=memories),
+            models.Prefetch("existing_memories", queryset=memories.order_by("created_at", "id")),
+        )
+    )
+
+
+def memory_admin_list() -> models.QuerySet[Memory]:
+    """Memories for the admin's list: with user and tenant, never loading the embedding."""
+    return Memory.objects.defer("embedding").select_related("end_user__tenant")
+
+
+def _count_per_tenant(queryset: models.QuerySet, tenant_path: str) -> Coalesce:
+    """A subquery counting `queryset`'s rows of the outer tenant (0 when it has none)."""
+    counted = (
+        queryset.filter(**{tenant_path: models.OuterRef("pk")})
+        .order_by()
+        .values(tenant_path)
+        .annotate(n=models.Count("*"))
+        .values("n")
+    )
+    return Coalesce(models.Subquery(counted, output_field=models.IntegerField()), 0)
+
+
+def tenant_stats_list() -> models.QuerySet[Tenant]:
+    """Every tenant with its users, memories by status, pending reviews and jobs by status.
+
+    One query whatever the number of tenants: each figure is a correlated count.
+    """
+    from extraction.models import ExtractionJob
+
+    memories = {
+        f"memories_{status}": _count_per_tenant(
+            Memory.objects.filter(status=status), "end_user__tenant"
+        )
+        for status in Memory.Status.values
+    }
+    jobs = {
+        f"jobs_{status}": _count_per_tenant(
+            ExtractionJob.objects.filter(status=status), "end_user__tenant"
+        )
+        for status in ExtractionJob.Status.values
+    }
+    return Tenant.objects.annotate(
+        users=_count_per_tenant(EndUser.objects.all(), "tenant"),
+        **memories,
+        reviews_pending=_count_per_tenant(
+            ReviewItem.objects.filter(status=ReviewItem.Status.PENDING), "end_user__tenant"
+        ),
+        **jobs,
+    ).order_by("name")

@@ -1,0 +1,236 @@
+"""The write pipeline against the real database and a real OpenAI-protocol stub server."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from django.core.management import call_command
+
+from extraction.models import ExtractionJob
+from extraction.services import extraction_perform
+from memories.models import DeletionRecord, Memory, MemoryVersion, ReviewItem
+from memory_platform.exceptions import UpstreamUnavailable
+from tests.scripted_llm import ScriptedLLM, fact
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def llm(llm_settings) -> ScriptedLLM:
+    return ScriptedLLM(llm_settings)
+
+
+def _extract(tenant, user_id: uuid.UUID, text: str, **kwargs):
+    return extraction_perform(
+        tenant=tenant,
+        external_id=user_id,
+        messages=[{"role": "user", "content": text}, {"role": "assistant", "content": "Noted."}],
+        **kwargs,
+    )
+
+
+def test_extract_same_conversation_twice_calls_llm_once(tenant, llm):
+    user_id = uuid.uuid4()
+    llm.learn("tea", fact("User drinks green tea every morning", "preference"))
+
+    first = _extract(tenant, user_id, "I drink tea every morning")
+    second = _extract(tenant, user_id, "I drink tea every morning")
+
+    assert first.state == "extracted" and second.state == "replayed"
+    assert [m.id for m in second.memories] == [m.id for m in first.memories]
+    assert len(llm.extraction_calls) == 1
+    assert ExtractionJob.objects.get().llm_calls == 1
+
+
+def test_the_same_conversation_for_another_user_is_extracted_again(tenant, llm):
+    llm.learn("tea", fact("User drinks green tea every morning", "preference"))
+
+    _extract(tenant, uuid.uuid4(), "I drink tea every morning")
+    _extract(tenant, uuid.uuid4(), "I drink tea every morning")
+
+    assert len(llm.extraction_calls) == 2
+
+
+def test_every_new_memory_starts_its_history_with_a_created_version(tenant, llm):
+    llm.learn("berlin", fact("User lives in Berlin"))
+
+    outcome = _extract(tenant, uuid.uuid4(), "I live in berlin")
+
+    memory = outcome.memories[0]
+    version = memory.versions.get()
+    assert (version.version, version.action, version.caption) == (1, "created", memory.caption)
+    assert memory.embedding_model and len(memory.embedding) == 384
+
+
+def test_exact_duplicate_from_another_conversation_stores_nothing_new(tenant, llm):
+    user_id = uuid.uuid4()
+    llm.learn("first", fact("User lives in Berlin"))
+    llm.learn("second", fact("user lives in berlin."))
+
+    _extract(tenant, user_id, "first: I live in Berlin")
+    outcome = _extract(tenant, user_id, "second: Berlin is where I live")
+
+    assert outcome.memories == []
+    assert outcome.total_user_memories == 1
+    assert MemoryVersion.objects.count() == 1
+
+
+def test_near_duplicate_is_merged_into_the_existing_memory_as_a_new_version(tenant, llm):
+    user_id = uuid.uuid4()
+    llm.learn("first", fact("User lives in Berlin"))
+    llm.learn("second", fact("User lives in Berlin, Germany"))
+
+    first = _extract(tenant, user_id, "first")
+    second = _extract(tenant, user_id, "second")
+
+    memory = Memory.objects.get()
+    assert [m.id for m in second.memories] == [first.memories[0].id] == [memory.id]
+    assert memory.full_text == "User lives in Berlin, Germany"
+    merged = memory.versions.get(version=2)
+    assert merged.action == "merged"
+    assert (merged.full_text_before, merged.full_text) == (
+        "User lives in Berlin",
+        "User lives in Berlin, Germany",
+    )
+
+
+def test_contradiction_is_held_for_review_and_never_overwrites(tenant, llm):
+    user_id = uuid.uuid4()
+    llm.learn("first", fact("User likes coffee", "preference"))
+    llm.learn("second", fact("User does not like coffee", "preference"))
+    llm.contradict("User likes coffee", "User does not like coffee")
+
+    _extract(tenant, user_id, "first")
+    outcome = _extract(tenant, user_id, "second")
+
+    old = Memory.objects.get(full_text="User likes coffee")
+    new = Memory.objects.get(full_text="User does not like coffee")
+    assert old.status == Memory.Status.ACTIVE and old.versions.count() == 1
+    assert new.status == Memory.Status.PENDING_REVIEW
+    review = ReviewItem.objects.get()
+    assert review.new_memory == new and list(review.existing_memories.all()) == [old]
+    assert review.similarity >= 0.85 and review.reason == "scripted verdict"
+    assert [m.id for m in outcome.memories] == [new.id]
+    assert len(llm.judge_calls) == 1
+
+
+def test_a_compatible_similar_fact_is_stored_alongside(tenant, llm):
+    user_id = uuid.uuid4()
+    llm.learn("first", fact("User prefers Python", "technical"))
+    llm.learn("second", fact("User prefers Python for scripting", "technical"))
+
+    _extract(tenant, user_id, "first")
+    _extract(tenant, user_id, "second")
+
+    assert Memory.objects.filter(status=Memory.Status.ACTIVE).count() == 2
+    assert not ReviewItem.objects.exists()
+    assert len(llm.judge_calls) == 1  # similar enough to ask, and the judge said compatible
+
+
+def test_rules_judge_the_conflict_when_the_llm_judge_is_down(tenant, llm):
+    user_id = uuid.uuid4()
+    llm.learn("first", fact("User lives in Berlin"))
+    llm.learn("second", fact("User lives in Munich"))
+    llm.judge_available = False
+
+    _extract(tenant, user_id, "first")
+    _extract(tenant, user_id, "second")
+
+    review = ReviewItem.objects.get()
+    assert review.new_memory.full_text == "User lives in Munich"
+    assert "lives in" in review.reason
+
+
+def test_cap_evicts_the_oldest_active_memories_with_an_audit_record(tenant, llm, settings):
+    settings.MEMORY_USER_CAP = 5
+    user_id = uuid.uuid4()
+    hobbies = ["chess", "rowing", "pottery", "origami", "salsa", "karate", "birdwatching"]
+    llm.learn(
+        "first",
+        *(fact(f"User's hobby number {i} is {h}", "preference") for i, h in enumerate(hobbies[:4])),
+    )
+    llm.learn(
+        "second",
+        *(
+            fact(f"User's hobby number {i} is {h}", "preference")
+            for i, h in enumerate(hobbies[4:], start=4)
+        ),
+    )
+
+    _extract(tenant, user_id, "first")
+    outcome = _extract(tenant, user_id, "second")
+
+    assert outcome.total_user_memories == 5
+    kept = set(Memory.objects.values_list("caption", flat=True))
+    assert kept == {f"User's hobby number {i} is {h}" for i, h in enumerate(hobbies)} - {
+        "User's hobby number 0 is chess",
+        "User's hobby number 1 is rowing",
+    }
+    assert DeletionRecord.objects.filter(reason="evicted").count() == 2
+    assert not DeletionRecord.objects.filter(memory_id__in=kept).exists()
+
+
+def test_a_pending_conflict_is_never_evicted_by_the_cap(tenant, llm, settings):
+    settings.MEMORY_USER_CAP = 2
+    user_id = uuid.uuid4()
+    llm.learn("first", fact("User likes coffee", "preference"))
+    llm.learn("second", fact("User does not like coffee", "preference"))
+    llm.contradict("User likes coffee", "User does not like coffee")
+    llm.learn("third", fact("User plays the cello", "personal"), fact("User owns a red kayak"))
+
+    _extract(tenant, user_id, "first")
+    _extract(tenant, user_id, "second")
+    outcome = _extract(tenant, user_id, "third")
+
+    assert outcome.total_user_memories == 2
+    assert Memory.objects.filter(status=Memory.Status.PENDING_REVIEW).count() == 1
+    assert ReviewItem.objects.get().status == ReviewItem.Status.PENDING
+
+
+def test_llm_down_keeps_the_conversation_and_retry_failed_jobs_replays_it(tenant, llm):
+    user_id = uuid.uuid4()
+    llm.learn("remember", fact("User's locker code is blue", "other"))
+    llm.stub.fail(503, times=3)
+
+    with pytest.raises(UpstreamUnavailable) as failure:
+        _extract(tenant, user_id, "remember my locker is blue")
+
+    job = ExtractionJob.objects.get(pk=failure.value.extra["job_id"])
+    assert job.status == ExtractionJob.Status.FAILED
+    assert job.conversation[0]["content"] == "remember my locker is blue"
+    assert "LLMUnavailable" in job.error and job.llm_calls == 0
+    assert not Memory.objects.exists()
+
+    call_command("retry_failed_jobs", stdout=__import__("io").StringIO())
+
+    job.refresh_from_db()
+    assert job.status == ExtractionJob.Status.SUCCEEDED and job.attempts == 2
+    assert list(job.memories_saved.values_list("caption", flat=True)) == [
+        "User's locker code is blue"
+    ]
+
+
+def test_retry_failed_jobs_dry_run_changes_nothing(tenant, llm):
+    llm.stub.fail(500, times=3)
+    with pytest.raises(UpstreamUnavailable):
+        _extract(tenant, uuid.uuid4(), "anything")
+    out = __import__("io").StringIO()
+
+    call_command("retry_failed_jobs", "--dry-run", stdout=out)
+
+    assert "1 failed jobs would be retried" in out.getvalue()
+    assert ExtractionJob.objects.get().status == ExtractionJob.Status.FAILED
+
+
+def test_async_extraction_without_a_broker_runs_inline_after_commit(
+    tenant, llm, django_capture_on_commit_callbacks
+):
+    llm.learn("tea", fact("User drinks green tea", "preference"))
+
+    with django_capture_on_commit_callbacks(execute=True):
+        outcome = _extract(tenant, uuid.uuid4(), "tea please", run_async=True)
+
+    assert outcome.state == "queued"
+    outcome.job.refresh_from_db()
+    assert outcome.job.status == ExtractionJob.Status.SUCCEEDED

@@ -1,0 +1,100 @@
+"""Async extraction through a real Redis-protocol broker and a real Celery worker."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+
+from extraction.models import ExtractionJob
+from extraction.services import extraction_perform
+from memory_platform.celery import app as celery_app
+from tests.factories import TenantFactory
+from tests.scripted_llm import ScriptedLLM, fact
+
+
+@pytest.fixture
+def celery_on_redis(redis_url, settings):
+    """Point Celery at the embedded Valkey and run a worker thread, no eager execution."""
+    previous = {
+        "broker_url": celery_app.conf.broker_url,
+        "task_always_eager": celery_app.conf.task_always_eager,
+    }
+    celery_app.conf.update(broker_url=redis_url, task_always_eager=False, result_backend=None)
+    with celery_app.connection_for_write() as connection:
+        assert connection.as_uri().startswith("redis://")
+    settings.MEMORY_TASK_MAX_RETRIES = 2
+    settings.MEMORY_TASK_RETRY_BACKOFF = 0.1
+    with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
+        yield
+    celery_app.conf.update(previous)
+
+
+def _wait_for(job_id, statuses: set[str], timeout: float = 30) -> ExtractionJob:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = ExtractionJob.objects.get(pk=job_id)
+        if job.status in statuses:
+            return job
+        time.sleep(0.1)
+    raise AssertionError(f"job stayed {job.status}")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_queued_job_is_run_by_a_worker_through_the_broker(llm_settings, celery_on_redis):
+    llm = ScriptedLLM(llm_settings)
+    llm.learn("kayak", fact("User owns a red kayak", "personal"))
+
+    outcome = extraction_perform(
+        tenant=TenantFactory(),
+        external_id=uuid.uuid4(),
+        messages=[{"role": "user", "content": "I own a kayak"}],
+        run_async=True,
+    )
+
+    assert outcome.state == "queued"
+    job = _wait_for(outcome.job.id, {"succeeded", "failed"})
+    assert job.status == "succeeded"
+    assert list(job.memories_saved.values_list("caption", flat=True)) == ["User owns a red kayak"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_worker_retries_while_the_llm_is_down_then_succeeds(llm_settings, celery_on_redis):
+    llm = ScriptedLLM(llm_settings)
+    llm.learn("kayak", fact("User owns a red kayak", "personal"))
+    llm_settings.fail(503, times=3)  # the first task attempt exhausts its HTTP retries
+
+    outcome = extraction_perform(
+        tenant=TenantFactory(),
+        external_id=uuid.uuid4(),
+        messages=[{"role": "user", "content": "I own a kayak"}],
+        run_async=True,
+    )
+
+    job = _wait_for(outcome.job.id, {"succeeded"})
+    assert job.attempts == 2
+    assert job.memories_saved.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_job_whose_llm_stays_down_ends_failed_with_its_conversation(
+    llm_settings, celery_on_redis
+):
+    llm_settings.fail(503, times=100)
+
+    outcome = extraction_perform(
+        tenant=TenantFactory(),
+        external_id=uuid.uuid4(),
+        messages=[{"role": "user", "content": "I own a kayak"}],
+        run_async=True,
+    )
+
+    deadline = time.monotonic() + 30
+    job = ExtractionJob.objects.get(pk=outcome.job.id)
+    while time.monotonic() < deadline and job.attempts < 3:
+        time.sleep(0.1)
+        job.refresh_from_db()
+    assert job.status == "failed" and job.attempts == 3  # the first run and two retries
+    assert job.conversation == [{"role": "user", "content": "I own a kayak"}]
