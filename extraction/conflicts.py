@@ -18,7 +18,8 @@ _SINGLE_VALUED: list[tuple[str, re.Pattern[str]]] = [
     (name, re.compile(pattern))
     for name, pattern in [
         ("lives in", r"\b(?:lives|is living|resides|is based) in (?P<value>[^,.;]+)"),
-        ("moved to", r"\bmoved to (?P<value>[^,.;]+)"),
+        # Moving somewhere states where the user lives now.
+        ("lives in", r"\bmoved to (?P<value>[^,.;]+)"),
         ("is from", r"\b(?:is|comes) from (?P<value>[^,.;]+)"),
         ("works at", r"\bworks (?:at|for) (?P<value>[^,.;]+)"),
         ("works as", r"\bworks as (?:an? )?(?P<value>[^,.;]+)"),
@@ -74,6 +75,18 @@ class Attribute:
     value: str
 
 
+# Where a value ends: "Munich in 2019", "Acme since May", "Berlin with his wife" are Munich,
+# Acme and Berlin.
+_VALUE_END = re.compile(
+    r"\s(?:in|since|for|last|this|next|from|with|because|and|but|now|anymore|again|"
+    r"until|after|before|as|at|on)\b.*$"
+)
+
+
+def _clean_value(value: str) -> str:
+    return _VALUE_END.sub("", value.strip()).strip()
+
+
 def attributes(text: str) -> list[Attribute]:
     """Return the single-valued attributes a memory's text states (none if it is negated)."""
     lowered = normalise_text(text)
@@ -84,7 +97,9 @@ def attributes(text: str) -> list[Attribute]:
         for match in pattern.finditer(lowered):
             groups = match.groupdict()
             key = f"{name}:{groups['key'].strip()}" if groups.get("key") else name
-            found.append(Attribute(key, groups["value"].strip()))
+            value = _clean_value(groups["value"])
+            if value:
+                found.append(Attribute(key, value))
     return found
 
 

@@ -15,21 +15,30 @@ from tests.factories import TenantFactory
 from tests.scripted_llm import ScriptedLLM, fact
 
 
+def _drop_broker_connections() -> None:
+    """Forget pooled connections so that the next publish uses the configured broker."""
+    celery_app._after_fork()
+
+
 @pytest.fixture
 def celery_on_redis(redis_url, settings):
     """Point Celery at the embedded Valkey and run a worker thread, no eager execution."""
-    previous = {
-        "broker_url": celery_app.conf.broker_url,
-        "task_always_eager": celery_app.conf.task_always_eager,
-    }
-    celery_app.conf.update(broker_url=redis_url, task_always_eager=False, result_backend=None)
-    with celery_app.connection_for_write() as connection:
-        assert connection.as_uri().startswith("redis://")
+    keys = ("broker_url", "broker_read_url", "broker_write_url", "task_always_eager")
+    previous = {key: celery_app.conf[key] for key in keys}
+    celery_app.conf.update(
+        broker_url=redis_url,
+        broker_read_url=redis_url,
+        broker_write_url=redis_url,
+        task_always_eager=False,
+    )
+    _drop_broker_connections()
+    assert celery_app.pool.connection.as_uri().startswith("redis://")
     settings.MEMORY_TASK_MAX_RETRIES = 2
     settings.MEMORY_TASK_RETRY_BACKOFF = 0.1
     with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
         yield
     celery_app.conf.update(previous)
+    _drop_broker_connections()
 
 
 def _wait_for(job_id, statuses: set[str], timeout: float = 30) -> ExtractionJob:
