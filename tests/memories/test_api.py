@@ -14,6 +14,7 @@ from extraction.services import NEAR_DUPLICATE_SIMILARITY
 from memories.models import DeletionRecord, Memory, TenantAPIKey
 from recall.embeddings import embed_texts
 from tests.factories import TenantFactory, api_key_for
+from tests.llm_stub import empty_choices, truncated
 from tests.scripted_llm import ScriptedLLM, fact
 
 pytestmark = pytest.mark.django_db
@@ -416,3 +417,40 @@ def test_the_openapi_schema_documents_every_endpoint(api):
         assert path in paths, path
     assert "429" in paths["/memories/relevant"]["get"]["responses"]
     assert APIClient().get("/api/docs/").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        lambda stub: stub.fail(500, times=3),
+        lambda stub: stub.fail(503, times=3),
+        lambda stub: stub.fail(429, times=3),
+        lambda stub: stub.fail(400),
+        lambda stub: stub.fail(401),
+        lambda stub: stub.slow(3, times=3),
+        lambda stub: stub.malformed(times=3),
+        lambda stub: stub.script(*[empty_choices()] * 3),
+        lambda stub: stub.script(*["I cannot help with that."] * 6),
+    ],
+    ids=["500", "503", "429", "400", "401", "timeout", "malformed", "no-choices", "prose"],
+)
+def test_every_llm_failure_keeps_the_conversation_and_is_never_a_500(api, llm, failure):
+    failure(llm.stub)
+    user_id = uuid.uuid4()
+
+    response = extract(api, user_id, "berlin")
+
+    assert response.status_code == 502
+    job = ExtractionJob.objects.get(pk=response.json()["error"]["job_id"])
+    assert job.status == "failed" and job.conversation == conversation("berlin")
+    assert not Memory.objects.exists()
+
+
+def test_a_reply_cut_off_at_the_token_limit_still_stores_the_complete_facts(api, llm):
+    facts = [fact("User lives in Berlin"), fact("User plays the cello")]
+    llm.stub.reply(truncated(facts, drop_chars=20), finish_reason="length")
+
+    response = extract(api, uuid.uuid4(), "something new")
+
+    assert response.status_code == 201
+    assert [m["caption"] for m in response.json()["memories_saved"]] == ["User lives in Berlin"]
