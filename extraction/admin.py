@@ -1,14 +1,71 @@
-"""Admin for extraction jobs."""
+"""Admin for extraction jobs: a read-only record of each extraction, its cost and outcome."""
+
+from __future__ import annotations
+
+from typing import Any
 
 from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
 from extraction.models import ExtractionJob
 
 
 @admin.register(ExtractionJob)
 class ExtractionJobAdmin(admin.ModelAdmin):
-    list_display = ["id", "end_user", "status", "extractor", "llm_calls", "created_at"]
-    list_filter = ["status", "extractor"]
-    list_select_related = ["end_user"]
-    raw_id_fields = ["end_user", "session", "memories_saved"]
-    readonly_fields = ["conversation_hash", "created_at", "started_at", "finished_at"]
+    list_display = [
+        "id",
+        "end_user",
+        "tenant",
+        "status",
+        "extractor",
+        "attempts",
+        "llm_calls",
+        "prompt_tokens",
+        "completion_tokens",
+        "created_at",
+        "finished_at",
+    ]
+    list_filter = ["status", "extractor", "end_user__tenant"]
+    list_select_related = ["end_user__tenant"]
+    search_fields = ["=id", "end_user__external_id", "error"]
+    list_per_page = 100
+    show_full_result_count = False
+    date_hierarchy = "created_at"
+    fields = [
+        "id",
+        "end_user",
+        "session",
+        "status",
+        "extractor",
+        "attempts",
+        "llm_calls",
+        "prompt_tokens",
+        "completion_tokens",
+        "truncated_messages",
+        "conversation_hash",
+        "conversation",
+        "memories_saved",
+        "error",
+        "created_at",
+        "started_at",
+        "finished_at",
+    ]
+    readonly_fields = fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ExtractionJob]:
+        jobs = super().get_queryset(request)
+        if request.resolver_match and request.resolver_match.url_name.endswith("_changelist"):
+            return jobs.defer("conversation")  # a list never shows the payload
+        return jobs
+
+    @admin.display(ordering="end_user__tenant__name")
+    def tenant(self, job: ExtractionJob) -> str:
+        return job.end_user.tenant.name
+
+    # Jobs are written by the extraction service only; `retry_failed_jobs` replays failed ones.
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

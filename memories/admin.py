@@ -1,9 +1,32 @@
-"""Admin for the memory domain; the embedding is never rendered."""
+"""Admin for the memory domain: the operators' review queue, memories with their history.
 
-from django.contrib import admin
+Views stay thin: every change goes through a service (`memories.services.reviews`,
+`memory_delete_many`), reads through `memories.selectors`. The embedding is never loaded here.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.functional import SimpleLazyObject
+from django.utils.html import format_html, format_html_join
+from django.utils.text import Truncator
+from django.utils.timesince import timesince
 from rest_framework_api_key.admin import APIKeyModelAdmin
 
+from extraction.candidates import content_hash
 from memories.models import (
+    CAPTION_MAX_LENGTH,
+    FULL_TEXT_MAX_LENGTH,
     AgentSession,
     DeletionRecord,
     EndUser,
@@ -13,6 +36,46 @@ from memories.models import (
     Tenant,
     TenantAPIKey,
 )
+from memories.selectors import (
+    memory_admin_list,
+    review_item_conflict,
+    review_item_pending_list,
+    review_item_queue,
+)
+from memories.services.memories import memory_delete_many
+from memories.services.reviews import (
+    ReviewAlreadyResolved,
+    ReviewError,
+    memory_operator_edit,
+    review_item_resolve,
+    review_item_resolve_many,
+)
+
+Resolution = ReviewItem.Resolution
+
+RESOLUTION_DONE = {
+    Resolution.KEEP_NEW: "kept the new memory; the existing one is superseded",
+    Resolution.KEEP_EXISTING: "kept the existing memory; the new one is discarded",
+    Resolution.KEEP_BOTH: "kept both memories",
+    Resolution.MERGE: "merged into the existing memory",
+}
+
+
+def review_queue_summary(request: HttpRequest) -> dict[str, Any]:
+    """Template context processor: the pending review count and the oldest item's age.
+
+    Lazy, so a page that does not show it costs no query. The admin index shows it.
+    """
+
+    def summary() -> dict[str, Any]:
+        pending = review_item_pending_list()
+        oldest = pending.values_list("created_at", flat=True).first()
+        return {"pending": pending.count(), "oldest": oldest}
+
+    return {"review_queue": SimpleLazyObject(summary)}
+
+
+# --- tenants, keys, users, sessions ---------------------------------------------------------
 
 
 @admin.register(Tenant)
@@ -44,57 +107,501 @@ class AgentSessionAdmin(admin.ModelAdmin):
     raw_id_fields = ["end_user"]
 
 
+# --- memories -------------------------------------------------------------------------------
+
+
 class MemoryVersionInline(admin.TabularInline):
     model = MemoryVersion
     extra = 0
     can_delete = False
-    fields = ["version", "action", "status", "caption", "full_text", "actor_type", "actor"]
+    fields = [
+        "version",
+        "action",
+        "status",
+        "caption_before",
+        "caption",
+        "full_text",
+        "actor_type",
+        "actor",
+        "note",
+        "created_at",
+    ]
     readonly_fields = fields
+    ordering = ["version"]
 
-    def has_add_permission(self, request, obj=None) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class MemoryAdminForm(forms.ModelForm):
+    """Only the text, category and confidence are the operator's to edit."""
+
+    class Meta:
+        model = Memory
+        fields = ["caption", "full_text", "category", "confidence"]
+        widgets = {"full_text": forms.Textarea(attrs={"rows": 4, "cols": 80})}
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        full_text = cleaned.get("full_text")
+        memory = self.instance
+        if (
+            full_text
+            and memory.status == Memory.Status.ACTIVE
+            and full_text != memory.full_text
+            and Memory.objects.filter(
+                end_user_id=memory.end_user_id,
+                status=Memory.Status.ACTIVE,
+                content_hash=content_hash(full_text),
+            )
+            .exclude(pk=memory.pk)
+            .exists()
+        ):
+            raise forms.ValidationError("Another active memory of this user already says this.")
+        return cleaned
 
 
 @admin.register(Memory)
 class MemoryAdmin(admin.ModelAdmin):
-    list_display = ["id", "caption", "category", "status", "end_user", "created_at"]
-    list_filter = ["status", "category", "end_user__tenant"]
-    list_select_related = ["end_user", "end_user__tenant"]
-    search_fields = ["id", "caption", "end_user__external_id"]
-    exclude = ["embedding"]
-    readonly_fields = [
+    form = MemoryAdminForm
+    list_display = [
         "id",
-        "content_hash",
-        "embedding_model",
-        "created_at",
-        "updated_at",
-        "last_accessed_at",
+        "caption",
+        "category",
+        "status",
+        "end_user",
+        "tenant",
+        "confidence",
         "access_count",
+        "created_at",
     ]
-    raw_id_fields = ["end_user", "source_session"]
+    list_filter = ["status", "category", "end_user__tenant"]
+    list_select_related = ["end_user__tenant"]
+    search_fields = ["=id", "caption", "end_user__external_id"]
+    list_per_page = 100
+    show_full_result_count = False
+    fieldsets = [
+        (None, {"fields": ["caption", "full_text", "category", "confidence"]}),
+        (
+            "Generated",
+            {
+                "fields": [
+                    "id",
+                    "status",
+                    "end_user",
+                    "source_session",
+                    "content_hash",
+                    "embedding_model",
+                    "created_at",
+                    "updated_at",
+                    "last_accessed_at",
+                    "access_count",
+                ]
+            },
+        ),
+    ]
+    readonly_fields = fieldsets[1][1]["fields"]
     inlines = [MemoryVersionInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Memory]:
+        return memory_admin_list()
+
+    @admin.display(ordering="end_user__tenant__name")
+    def tenant(self, memory: Memory) -> str:
+        return memory.end_user.tenant.name
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        # Memories come from the extraction pipeline, which hashes, embeds and deduplicates.
+        return False
+
+    def save_model(self, request: HttpRequest, obj: Memory, form: Any, change: bool) -> None:
+        try:
+            memory_operator_edit(
+                memory_id=obj.pk,
+                operator=request.user,
+                caption=form.cleaned_data["caption"],
+                full_text=form.cleaned_data["full_text"],
+                category=form.cleaned_data["category"],
+                confidence=form.cleaned_data["confidence"],
+            )
+        except ReviewError as exc:
+            messages.error(request, f"Not saved: {exc}")
+
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> tuple:
+        """A memory's versions go with it: the operator needs no right to delete versions."""
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        perms_needed.discard(MemoryVersion._meta.verbose_name)
+        return deleted, counts, perms_needed, protected
+
+    def delete_model(self, request: HttpRequest, obj: Memory) -> None:
+        self.delete_queryset(request, Memory.objects.filter(pk=obj.pk))
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Memory]) -> None:
+        memory_delete_many(
+            memories=queryset.only("id", "end_user_id"),
+            reason=DeletionRecord.Reason.OPERATOR,
+            actor_type=MemoryVersion.Actor.OPERATOR,
+            actor=request.user.get_username(),
+        )
+
+
+class _ReadOnlyAdmin(admin.ModelAdmin):
+    """An audit trail: shown, never written by hand."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(MemoryVersion)
-class MemoryVersionAdmin(admin.ModelAdmin):
-    list_display = ["memory", "version", "action", "actor_type", "actor", "created_at"]
+class MemoryVersionAdmin(_ReadOnlyAdmin):
+    list_display = ["memory", "version", "action", "status", "actor_type", "actor", "created_at"]
     list_filter = ["action", "actor_type"]
     list_select_related = ["memory"]
-    raw_id_fields = ["memory"]
+    search_fields = ["=memory__id", "actor"]
+
+
+@admin.register(DeletionRecord)
+class DeletionRecordAdmin(_ReadOnlyAdmin):
+    list_display = ["memory_id", "end_user", "reason", "actor_type", "actor", "deleted_at"]
+    list_filter = ["reason", "actor_type"]
+    list_select_related = ["end_user"]
+    search_fields = ["=memory_id", "end_user__external_id"]
+
+
+# --- the review queue -----------------------------------------------------------------------
+
+
+class ReviewStatusFilter(admin.SimpleListFilter):
+    """Pending items unless asked otherwise: the queue is what is left to do."""
+
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("pending", "Pending"), ("resolved", "Resolved"), ("all", "All")]
+
+    def choices(self, changelist: Any):
+        current = self.value() or "pending"
+        for value, label in self.lookup_choices:
+            yield {
+                "selected": current == value,
+                "query_string": changelist.get_query_string({self.parameter_name: value}),
+                "display": label,
+            }
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        value = self.value() or "pending"
+        return queryset if value == "all" else queryset.filter(status=value)
+
+
+class ReviewAgeFilter(admin.SimpleListFilter):
+    title = "waiting for"
+    parameter_name = "age"
+    _DAYS = {"1d": 1, "7d": 7, "30d": 30}
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [
+            ("today", "Less than a day"),
+            ("1d", "More than a day"),
+            ("7d", "More than a week"),
+            ("30d", "More than a month"),
+        ]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        if self.value() == "today":
+            return queryset.filter(created_at__gte=timezone.now() - timedelta(days=1))
+        if self.value() in self._DAYS:
+            since = timezone.now() - timedelta(days=self._DAYS[self.value()])
+            return queryset.filter(created_at__lt=since)
+        return queryset
+
+
+class ReviewUserFilter(admin.SimpleListFilter):
+    """The end users with the most pending conflicts (any user through the row's user link)."""
+
+    title = "end user"
+    parameter_name = "end_user"
+    shown = 20
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        users = (
+            EndUser.objects.filter(review_items__status=ReviewItem.Status.PENDING)
+            .annotate(pending=Count("review_items"))
+            .order_by("-pending", "pk")
+            .select_related("tenant")[: self.shown]
+        )
+        chosen = self.value()
+        lookups = [(str(user.pk), f"{user.external_id} ({user.tenant.name})") for user in users]
+        if chosen and chosen.isdigit() and chosen not in {pk for pk, _ in lookups}:
+            user = EndUser.objects.filter(pk=chosen).select_related("tenant").first()
+            if user is not None:
+                lookups.append((chosen, f"{user.external_id} ({user.tenant.name})"))
+        return lookups
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        value = self.value()
+        if value and value.isdigit():
+            return queryset.filter(end_user_id=int(value))
+        return queryset
+
+
+class ReviewResolveForm(forms.Form):
+    """One conflict's resolution: which way, and for merge the edited text and its target."""
+
+    resolution = forms.ChoiceField(choices=Resolution.choices)
+    caption = forms.CharField(max_length=CAPTION_MAX_LENGTH, required=False, strip=True)
+    full_text = forms.CharField(
+        max_length=FULL_TEXT_MAX_LENGTH,
+        required=False,
+        strip=True,
+        widget=forms.Textarea(attrs={"rows": 4}),
+    )
+    merge_into = forms.ChoiceField(required=False, choices=())
+
+    def __init__(self, *args: Any, existing: list[Memory], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["merge_into"].choices = [(m.id, f"{m.id}: {m.caption}") for m in existing]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if cleaned.get("resolution") == Resolution.MERGE:
+            for name in ("caption", "full_text"):
+                if not cleaned.get(name) and name not in self.errors:
+                    self.add_error(name, "Merging needs the text to keep.")
+        return cleaned
 
 
 @admin.register(ReviewItem)
 class ReviewItemAdmin(admin.ModelAdmin):
-    list_display = ["id", "end_user", "new_memory", "similarity", "status", "created_at"]
-    list_filter = ["status", "resolution"]
-    list_select_related = ["end_user", "new_memory"]
-    raw_id_fields = ["end_user", "new_memory", "existing_memories"]
-    ordering = ["-status", "created_at"]
+    """The review queue: pending conflicts, oldest first; each row opens the conflict page."""
 
+    list_display = [
+        "conflict",
+        "new_caption",
+        "existing_captions",
+        "category",
+        "similarity_shown",
+        "user",
+        "tenant",
+        "waiting",
+        "resolution_shown",
+    ]
+    list_display_links = ["conflict"]
+    list_filter = [
+        ReviewStatusFilter,
+        ("end_user__tenant", admin.RelatedOnlyFieldListFilter),
+        ReviewUserFilter,
+        ("new_memory__category", admin.ChoicesFieldListFilter),
+        ReviewAgeFilter,
+        "resolution",
+    ]
+    search_fields = ["new_memory__caption", "existing_memories__caption", "end_user__external_id"]
+    search_help_text = "Search by a memory's caption or the end user's id."
+    list_per_page = 50
+    show_full_result_count = False
+    actions = ["resolve_keep_new", "resolve_keep_existing", "resolve_keep_both"]
+    conflict_template = "admin/memories/reviewitem/conflict.html"
 
-@admin.register(DeletionRecord)
-class DeletionRecordAdmin(admin.ModelAdmin):
-    list_display = ["memory_id", "end_user", "reason", "actor_type", "actor", "deleted_at"]
-    list_filter = ["reason", "actor_type"]
-    list_select_related = ["end_user"]
-    search_fields = ["memory_id"]
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ReviewItem]:
+        return review_item_queue()
+
+    def get_list_display(self, request: HttpRequest) -> list[str]:
+        """The resolution column only where resolved items are listed."""
+        if request.GET.get(ReviewStatusFilter.parameter_name) in ("resolved", "all"):
+            return self.list_display
+        return [name for name in self.list_display if name != "resolution_shown"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # the write pipeline files conflicts
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # a conflict is resolved, never deleted: its new memory would be stranded
+
+    # --- the queue's columns
+
+    @admin.display(description="conflict", ordering="pk")
+    def conflict(self, item: ReviewItem) -> str:
+        return f"#{item.pk}"
+
+    @admin.display(description="new memory")
+    def new_caption(self, item: ReviewItem) -> str:
+        if item.new_memory is None:
+            return "(discarded)"
+        return Truncator(item.new_memory.caption).chars(60)
+
+    @admin.display(description="existing memories")
+    def existing_captions(self, item: ReviewItem) -> str:
+        existing = list(item.existing_memories.all())
+        if not existing:
+            return "(none left)"
+        return format_html_join(
+            "",
+            "<div>{}</div>",
+            ((Truncator(m.caption).chars(60),) for m in existing),
+        )
+
+    @admin.display(description="category", ordering="new_memory__category")
+    def category(self, item: ReviewItem) -> str:
+        return item.new_memory.get_category_display() if item.new_memory else "-"
+
+    @admin.display(description="similarity", ordering="similarity")
+    def similarity_shown(self, item: ReviewItem) -> str:
+        return f"{item.similarity:.2f}"
+
+    @admin.display(description="end user", ordering="end_user__external_id")
+    def user(self, item: ReviewItem) -> str:
+        external_id = str(item.end_user.external_id)
+        return format_html(
+            '<a href="?end_user={}" title="{} (all conflicts of this user)">{}…</a>',
+            item.end_user_id,
+            external_id,
+            external_id[:8],
+        )
+
+    @admin.display(description="tenant", ordering="end_user__tenant__name")
+    def tenant(self, item: ReviewItem) -> str:
+        return item.end_user.tenant.name
+
+    @admin.display(description="waiting", ordering="created_at")
+    def waiting(self, item: ReviewItem) -> str:
+        end = item.resolved_at or timezone.now()
+        return timesince(item.created_at, end, depth=1)
+
+    @admin.display(description="resolution", ordering="resolution")
+    def resolution_shown(self, item: ReviewItem) -> str:
+        return item.get_resolution_display() if item.resolution else "pending"
+
+    # --- the queue's page and bulk actions
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        extra_context = {"title": "Review queue: conflicts to resolve", **(extra_context or {})}
+        return super().changelist_view(request, extra_context)
+
+    def _resolve_selected(self, request: HttpRequest, queryset: QuerySet, resolution: str) -> None:
+        if not self.has_change_permission(request):
+            raise PermissionDenied
+        ids = list(queryset.values_list("pk", flat=True))
+        result = review_item_resolve_many(
+            review_item_ids=ids, resolution=resolution, operator=request.user
+        )
+        if result.resolved:
+            self.message_user(
+                request,
+                f"Resolved {result.resolved} conflict(s): {RESOLUTION_DONE[resolution]}.",
+                messages.SUCCESS,
+            )
+        if result.skipped:
+            self.message_user(
+                request,
+                f"Skipped {result.skipped}: " + "; ".join(result.errors[:5]),
+                messages.WARNING,
+            )
+
+    @admin.action(description="Keep the new memories (supersede the existing ones)")
+    def resolve_keep_new(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self._resolve_selected(request, queryset, Resolution.KEEP_NEW)
+
+    @admin.action(description="Keep the existing memories (discard the new ones)")
+    def resolve_keep_existing(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self._resolve_selected(request, queryset, Resolution.KEEP_EXISTING)
+
+    @admin.action(description="Keep both")
+    def resolve_keep_both(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self._resolve_selected(request, queryset, Resolution.KEEP_BOTH)
+
+    # --- the conflict page (replaces the change form)
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        if not object_id.isdigit():
+            raise Http404("No such conflict.")
+        item = review_item_conflict(review_item_id=int(object_id)).first()
+        if item is None:
+            raise Http404("No such conflict.")
+        if not self.has_view_or_change_permission(request, item):
+            raise PermissionDenied
+        existing = list(item.existing_memories.all())
+        can_resolve = item.status == ReviewItem.Status.PENDING and self.has_change_permission(
+            request, item
+        )
+
+        if request.method == "POST":
+            if not can_resolve:
+                raise PermissionDenied
+            form = ReviewResolveForm(request.POST, existing=existing)
+            if form.is_valid():
+                response = self._resolve(request, item, form)
+                if response is not None:
+                    return response
+        else:
+            proposal = item.new_memory or (existing[0] if existing else None)
+            form = ReviewResolveForm(
+                existing=existing,
+                initial={
+                    "caption": proposal.caption if proposal else "",
+                    "full_text": proposal.full_text if proposal else "",
+                    "merge_into": existing[0].id if existing else "",
+                },
+            )
+
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Conflict #{item.pk}",
+            "subtitle": None,
+            "opts": self.opts,
+            "app_label": self.opts.app_label,
+            "item": item,
+            "new": item.new_memory,
+            "existing": existing,
+            "form": form,
+            "can_resolve": can_resolve,
+            "has_view_permission": self.has_view_permission(request),
+            "resolutions": RESOLUTION_DONE,
+            **(extra_context or {}),
+        }
+        return TemplateResponse(request, self.conflict_template, context)
+
+    def _resolve(
+        self, request: HttpRequest, item: ReviewItem, form: ReviewResolveForm
+    ) -> HttpResponse | None:
+        resolution = form.cleaned_data["resolution"]
+        try:
+            review_item_resolve(
+                review_item_id=item.pk,
+                resolution=resolution,
+                operator=request.user,
+                caption=form.cleaned_data["caption"],
+                full_text=form.cleaned_data["full_text"],
+                merge_into_id=form.cleaned_data["merge_into"] or None,
+            )
+        except ReviewAlreadyResolved:
+            self.message_user(
+                request, f"Conflict #{item.pk} was already resolved by someone else.", messages.INFO
+            )
+            return HttpResponseRedirect(request.path)
+        except ReviewError as exc:
+            form.add_error(None, str(exc))
+            return None
+        self.log_change(request, item, f"Resolved: {resolution}")
+        self.message_user(
+            request,
+            f"Conflict #{item.pk} resolved: {RESOLUTION_DONE[resolution]}.",
+            messages.SUCCESS,
+        )
+        return HttpResponseRedirect(reverse("admin:memories_reviewitem_changelist"))

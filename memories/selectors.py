@@ -37,6 +37,7 @@ def review_item_queue() -> models.QuerySet[ReviewItem]:
     """Review items for the admin's queue: pending first, oldest first, with what a row shows."""
     return (
         ReviewItem.objects.select_related("end_user__tenant", "new_memory")
+        .defer("new_memory__embedding")
         .prefetch_related(
             models.Prefetch(
                 "existing_memories",

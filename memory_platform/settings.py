@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -145,6 +146,8 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                # The admin index shows how many conflicts wait (lazy: no query unless shown).
+                "memories.admin.review_queue_summary",
             ],
         },
     },
@@ -210,7 +213,6 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BEAT_SCHEDULE: dict[str, dict] = {}
 
 # --- the memory service --------------------------------------------------------------------
 
@@ -228,6 +230,16 @@ MEMORY_EXTRACTOR = env_choice(
 )
 MEMORY_EMBEDDER = env_choice("MEMORY_EMBEDDER", "local", ("local", "openai", "hashing"))
 MEMORY_USER_CAP = env_int("MEMORY_USER_CAP", 100, minimum=1)
+# Scheduled pruning (Celery beat): how often, and which rules (0 days = that rule is off).
+MEMORY_PRUNE_EVERY_HOURS = env_int("MEMORY_PRUNE_EVERY_HOURS", 24, minimum=1)
+MEMORY_PRUNE_SUPERSEDED_DAYS = env_int("MEMORY_PRUNE_SUPERSEDED_DAYS", 0, minimum=0)
+MEMORY_PRUNE_UNUSED_DAYS = env_int("MEMORY_PRUNE_UNUSED_DAYS", 0, minimum=0)
+CELERY_BEAT_SCHEDULE = {
+    "prune-memories": {
+        "task": "memories.prune_memories",
+        "schedule": timedelta(hours=MEMORY_PRUNE_EVERY_HOURS),
+    },
+}
 MEMORY_RATE_LIMIT = env_int("MEMORY_RATE_LIMIT", 60, minimum=1)
 MEMORY_ASYNC_EXTRACTION = env_bool("MEMORY_ASYNC_EXTRACTION", False)
 # A queued extraction whose LLM is down is retried this often, the wait doubling each time.

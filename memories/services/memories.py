@@ -8,8 +8,17 @@ from collections.abc import Iterable, Sequence
 
 from django.db import transaction
 from django.db.models import Max
+from django.utils import timezone
 
-from memories.models import AgentSession, DeletionRecord, EndUser, Memory, MemoryVersion, Tenant
+from memories.models import (
+    AgentSession,
+    DeletionRecord,
+    EndUser,
+    Memory,
+    MemoryVersion,
+    ReviewItem,
+    Tenant,
+)
 from memories.selectors import VISIBLE_STATUSES
 
 logger = logging.getLogger(__name__)
@@ -145,7 +154,14 @@ def memory_delete_many(
         for memory in memories
     )
     end_user_ids = {memory.end_user_id for memory in memories}
-    Memory.objects.filter(id__in=[memory.id for memory in memories]).delete()
+    ids = [memory.id for memory in memories]
+    # A conflict whose new memory is gone has nothing left to decide: the existing one stays.
+    ReviewItem.objects.filter(new_memory_id__in=ids, status=ReviewItem.Status.PENDING).update(
+        status=ReviewItem.Status.RESOLVED,
+        resolution=ReviewItem.Resolution.KEEP_EXISTING,
+        resolved_at=timezone.now(),
+    )
+    Memory.objects.filter(id__in=ids).delete()
     transaction.on_commit(lambda: recall_invalidate(end_user_ids))
     return len(memories)
 

@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from extraction.models import ExtractionJob
 from extraction.services import NEAR_DUPLICATE_SIMILARITY
-from memories.models import DeletionRecord, Memory, TenantAPIKey
+from memories.models import DeletionRecord, Memory, ReviewItem, TenantAPIKey
 from recall.embeddings import embed_texts
 from tests.factories import TenantFactory, api_key_for
 from tests.llm_stub import empty_choices, truncated
@@ -454,3 +454,22 @@ def test_a_reply_cut_off_at_the_token_limit_still_stores_the_complete_facts(api,
 
     assert response.status_code == 201
     assert [m["caption"] for m in response.json()["memories_saved"]] == ["User lives in Berlin"]
+
+
+def test_deleting_a_memory_held_for_review_closes_its_review(api, llm):
+    user_id = uuid.uuid4()
+    llm.learn("first", fact("User likes coffee", "preference"))
+    llm.learn("second", fact("User does not like coffee", "preference"))
+    llm.contradict("User likes coffee", "User does not like coffee")
+    extract(api, user_id, "first")
+    pending = extract(api, user_id, "second").json()["memories_saved"][0]["id"]
+
+    assert api.delete(f"/memories/{pending}?user_id={user_id}").status_code == 204
+
+    review = ReviewItem.objects.get()
+    assert (review.status, review.resolution, review.new_memory) == (
+        "resolved",
+        "keep_existing",
+        None,
+    )
+    assert Memory.objects.get().full_text == "User likes coffee"

@@ -1,0 +1,424 @@
+"""The operators' admin: the review queue, the conflict page, memories and jobs."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from extraction.models import ExtractionJob
+from memories.models import DeletionRecord, Memory, MemoryVersion, ReviewItem
+from tests.factories import EndUserFactory, TenantFactory
+from tests.memories.test_reviews import conflict_make, memory_make
+
+QUEUE = reverse("admin:memories_reviewitem_changelist")
+MEMORIES = reverse("admin:memories_memory_changelist")
+
+
+def conflict_page(item: ReviewItem) -> str:
+    return reverse("admin:memories_reviewitem_change", args=[item.pk])
+
+
+@pytest.fixture(autouse=True)
+def _hashing_embedder(settings):
+    settings.MEMORY_EMBEDDER = "hashing"
+
+
+@pytest.fixture
+def operator(db):
+    return get_user_model().objects.create_superuser("olga", password="not-used-here")
+
+
+@pytest.fixture
+def client_as_operator(client, operator):
+    client.force_login(operator)
+    return client
+
+
+def _filed(item: ReviewItem, *, days: float) -> ReviewItem:
+    ReviewItem.objects.filter(pk=item.pk).update(created_at=timezone.now() - timedelta(days=days))
+    return item
+
+
+def _listed(response) -> list[int]:
+    return [item.pk for item in response.context["cl"].result_list]
+
+
+# --- the index and the queue ----------------------------------------------------------------
+
+
+def test_the_admin_index_shows_how_many_conflicts_wait(client_as_operator, end_user):
+    _filed(conflict_make(end_user), days=3)
+    conflict_make(end_user, "User is 31", ("User is 30",))
+
+    page = client_as_operator.get(reverse("admin:index")).content.decode()
+
+    assert 'id="review-queue-summary"' in page, (
+        "add 'memories.admin.review_queue_summary' to TEMPLATES' context_processors"
+    )
+    assert '<span class="review-queue-count">2</span>' in page
+    assert "the oldest for 3\xa0days" in page
+    assert f'href="{QUEUE}"' in page
+
+
+def test_the_queue_lists_pending_conflicts_oldest_first_and_hides_resolved_ones(
+    client_as_operator, end_user, operator
+):
+    newer = _filed(conflict_make(end_user, "User is 31", ("User is 30",)), days=1)
+    older = _filed(conflict_make(end_user), days=5)
+    resolved = _filed(conflict_make(end_user, "User likes tea", ("User likes coffee",)), days=9)
+    resolved.status, resolved.resolution, resolved.resolved_by = "resolved", "keep_both", operator
+    resolved.save()
+
+    pending = client_as_operator.get(QUEUE)
+    everything = client_as_operator.get(QUEUE, {"status": "all"})
+
+    assert pending.status_code == 200
+    assert _listed(pending) == [older.pk, newer.pk]
+    assert _listed(everything) == [older.pk, newer.pk, resolved.pk]
+    assert _listed(client_as_operator.get(QUEUE, {"status": "resolved"})) == [resolved.pk]
+
+
+@pytest.fixture
+def varied_conflicts():
+    acme, globex = TenantFactory(name="acme"), TenantFactory(name="globex")
+    alice, bob = EndUserFactory(tenant=acme), EndUserFactory(tenant=globex)
+    return {
+        "alice_personal_old": _filed(conflict_make(alice), days=10),
+        "alice_preference_new": _filed(
+            conflict_make(alice, "User likes tea", ("User likes coffee",), category="preference"),
+            days=0.1,
+        ),
+        "bob_personal": _filed(conflict_make(bob, "User is 31", ("User is 30",)), days=2),
+    }
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        (
+            lambda c: {"end_user__tenant__id__exact": c["bob_personal"].end_user.tenant_id},
+            {"bob_personal"},
+        ),
+        (
+            lambda c: {"end_user": c["alice_personal_old"].end_user_id},
+            {"alice_personal_old", "alice_preference_new"},
+        ),
+        (lambda c: {"new_memory__category": "preference"}, {"alice_preference_new"}),
+        (lambda c: {"age": "7d"}, {"alice_personal_old"}),
+        (lambda c: {"age": "today"}, {"alice_preference_new"}),
+        (lambda c: {"q": "coffee"}, {"alice_preference_new"}),
+        (lambda c: {"q": str(c["bob_personal"].end_user.external_id)}, {"bob_personal"}),
+        (lambda c: {"q": str(c["bob_personal"].end_user.external_id)[:8]}, {"bob_personal"}),
+    ],
+    ids=["tenant", "user", "category", "age", "today", "caption", "user-id", "user-id-prefix"],
+)
+def test_the_queue_filters_and_searches(client_as_operator, varied_conflicts, query, expected):
+    response = client_as_operator.get(QUEUE, query(varied_conflicts))
+
+    assert response.status_code == 200
+    names = {name for name, item in varied_conflicts.items() if item.pk in _listed(response)}
+    assert names == expected
+
+
+def test_a_malformed_user_filter_is_ignored_not_an_error(client_as_operator, varied_conflicts):
+    response = client_as_operator.get(QUEUE, {"end_user": "nope"})
+
+    assert response.status_code == 200
+    assert len(_listed(response)) == 3
+
+
+def _queries(client, url: str) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url).status_code == 200
+    return len(captured)
+
+
+def test_the_queue_costs_the_same_queries_for_5_or_50_conflicts(client_as_operator, tenant):
+    users = [EndUserFactory(tenant=tenant) for _ in range(5)]
+    for n in range(5):
+        conflict_make(users[n % 5], f"User likes band {n}", (f"User hates band {n}",))
+    few = _queries(client_as_operator, QUEUE)
+    for n in range(5, 50):
+        conflict_make(users[n % 5], f"User likes band {n}", (f"User hates band {n}",))
+
+    assert _queries(client_as_operator, QUEUE) == few
+    assert few <= 12
+
+
+# --- the conflict page ----------------------------------------------------------------------
+
+
+def test_the_conflict_page_shows_both_sides_with_their_versions(client_as_operator, end_user):
+    item = conflict_make(end_user, similarity=0.873)
+    existing = item.existing_memories.get()
+
+    with CaptureQueriesContext(connection) as captured:
+        response = client_as_operator.get(conflict_page(item))
+    page = response.content.decode()
+
+    assert response.status_code == 200
+    assert len(captured) <= 10
+    assert f'id="memory-{item.new_memory_id}"' in page
+    assert f'id="memory-{existing.id}"' in page
+    assert "User lives in Munich" in page and "User lives in Berlin" in page
+    assert '<strong id="conflict-similarity">0.87</strong>' in page
+    assert "&#x27;berlin&#x27; before, &#x27;munich&#x27; now" in page
+    assert page.count("<summary>1 version</summary>") == 2
+    for resolution in ("keep_new", "keep_existing", "keep_both", "merge"):
+        assert f'id="resolve-{resolution}"' in page
+
+
+def test_the_conflict_page_of_an_unknown_item_is_a_404(client_as_operator):
+    assert client_as_operator.get(conflict_page(ReviewItem(pk=999))).status_code == 404
+    url = reverse("admin:memories_reviewitem_change", args=["nope"])
+    assert client_as_operator.get(url).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("resolution", "new_status", "existing_status"),
+    [
+        ("keep_new", "active", "superseded"),
+        ("keep_existing", None, "active"),
+        ("keep_both", "active", "active"),
+        ("merge", None, "active"),
+    ],
+)
+def test_one_click_resolves_the_conflict_and_returns_to_the_queue(
+    client_as_operator, end_user, resolution, new_status, existing_status
+):
+    item = conflict_make(end_user)
+    new_id, existing = item.new_memory_id, item.existing_memories.get()
+
+    response = client_as_operator.post(
+        conflict_page(item),
+        {
+            "resolution": resolution,
+            "caption": "User moved to Munich",
+            "full_text": "User moved from Berlin to Munich.",
+            "merge_into": existing.id,
+        },
+        follow=True,
+    )
+
+    assert response.redirect_chain[-1][0] == QUEUE
+    assert f"Conflict #{item.pk} resolved" in response.content.decode()
+    item.refresh_from_db()
+    assert (item.status, item.resolution, item.resolved_by.username) == (
+        "resolved",
+        resolution,
+        "olga",
+    )
+    assert Memory.objects.filter(pk=new_id).values_list("status", flat=True).first() == new_status
+    existing.refresh_from_db()
+    assert existing.status == existing_status
+    assert existing.versions.order_by("version").last().actor == "olga"
+    if resolution == "merge":
+        assert existing.full_text == "User moved from Berlin to Munich."
+
+
+def test_a_merge_without_text_is_shown_again_with_an_error(client_as_operator, end_user):
+    item = conflict_make(end_user)
+
+    response = client_as_operator.post(
+        conflict_page(item), {"resolution": "merge", "caption": "", "full_text": ""}
+    )
+
+    assert response.status_code == 200
+    assert "Merging needs the text to keep." in response.content.decode()
+    assert ReviewItem.objects.get(pk=item.pk).status == "pending"
+
+
+def test_a_resolved_conflict_shows_its_resolution_and_cannot_be_resolved_again(
+    client_as_operator, end_user
+):
+    item = conflict_make(end_user)
+    client_as_operator.post(conflict_page(item), {"resolution": "keep_both"})
+
+    page = client_as_operator.get(conflict_page(item)).content.decode()
+    again = client_as_operator.post(conflict_page(item), {"resolution": "keep_new"})
+
+    assert "Resolved as <strong>Keep both</strong>" in page
+    assert "by olga" in page
+    assert 'id="resolve-keep_new"' not in page
+    assert again.status_code == 403
+    assert ReviewItem.objects.get(pk=item.pk).resolution == "keep_both"
+
+
+def test_staff_who_may_only_view_see_the_conflict_but_cannot_resolve_it(client, end_user):
+    viewer = get_user_model().objects.create_user("vic", is_staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_reviewitem"))
+    client.force_login(viewer)
+    item = conflict_make(end_user)
+
+    page = client.get(conflict_page(item))
+    post = client.post(conflict_page(item), {"resolution": "keep_new"})
+
+    assert page.status_code == 200
+    assert 'id="resolve-keep_new"' not in page.content.decode()
+    assert post.status_code == 403
+    assert ReviewItem.objects.get(pk=item.pk).status == "pending"
+
+
+@pytest.mark.parametrize(
+    ("action", "resolution"),
+    [
+        ("resolve_keep_new", "keep_new"),
+        ("resolve_keep_existing", "keep_existing"),
+        ("resolve_keep_both", "keep_both"),
+    ],
+)
+def test_bulk_actions_resolve_the_selected_conflicts(
+    client_as_operator, end_user, action, resolution
+):
+    chosen = [conflict_make(end_user), conflict_make(end_user, "User is 31", ("User is 30",))]
+    untouched = conflict_make(end_user, "User likes tea", ("User likes coffee",))
+
+    response = client_as_operator.post(
+        QUEUE, {"action": action, "_selected_action": [item.pk for item in chosen]}, follow=True
+    )
+
+    assert "Resolved 2 conflict(s)" in response.content.decode()
+    resolved = ReviewItem.objects.filter(status="resolved")
+    assert set(resolved.values_list("pk", flat=True)) == {item.pk for item in chosen}
+    assert set(resolved.values_list("resolution", flat=True)) == {resolution}
+    assert ReviewItem.objects.get(pk=untouched.pk).status == "pending"
+
+
+def test_review_items_cannot_be_added_or_deleted_by_hand(client_as_operator, end_user):
+    item = conflict_make(end_user)
+
+    assert client_as_operator.get(reverse("admin:memories_reviewitem_add")).status_code == 403
+    delete = reverse("admin:memories_reviewitem_delete", args=[item.pk])
+    assert client_as_operator.post(delete, {"post": "yes"}).status_code == 403
+
+
+# --- memories -------------------------------------------------------------------------------
+
+
+def test_a_page_of_100_memories_costs_a_fixed_number_of_queries(
+    client_as_operator, django_assert_max_num_queries
+):
+    tenants = [TenantFactory() for _ in range(4)]
+    for n in range(10):
+        memory_make(EndUserFactory(tenant=tenants[n % 4]), f"User likes band {n}")
+    with CaptureQueriesContext(connection) as ten:
+        client_as_operator.get(MEMORIES)
+    for n in range(10, 100):
+        memory_make(EndUserFactory(tenant=tenants[n % 4]), f"User likes band {n}")
+
+    with django_assert_max_num_queries(6):
+        response = client_as_operator.get(MEMORIES)
+
+    assert len(response.context["cl"].result_list) == 100
+    with CaptureQueriesContext(connection) as hundred:
+        client_as_operator.get(MEMORIES)
+    assert len(hundred) == len(ten)
+
+
+def test_the_memory_list_never_loads_the_embedding(client_as_operator, end_user):
+    memory_make(end_user, "User likes jazz", embedding=[0.125] * 384, embedding_model="m")
+
+    with CaptureQueriesContext(connection) as captured:
+        client_as_operator.get(MEMORIES)
+
+    memory_selects = [q["sql"] for q in captured if 'FROM "memories_memory"' in q["sql"]]
+    assert memory_selects
+    assert not any('"memories_memory"."embedding"' in sql for sql in memory_selects)
+
+
+def test_the_memory_page_shows_its_history_and_never_the_embedding(client_as_operator, end_user):
+    memory = memory_make(end_user, "User likes jazz", embedding=[0.125] * 384, embedding_model="m")
+
+    page = client_as_operator.get(
+        reverse("admin:memories_memory_change", args=[memory.pk])
+    ).content.decode()
+
+    assert "User likes jazz" in page
+    assert "0.125" not in page
+    assert 'name="embedding"' not in page
+    assert 'name="content_hash"' not in page  # generated: shown read-only
+    assert memory.content_hash in page
+    assert "Created" in page  # the version inline
+
+
+def test_editing_a_memory_in_the_admin_writes_a_version_by_the_operator(
+    client_as_operator, end_user
+):
+    memory = memory_make(end_user, "User likes jazz", category="preference")
+    url = reverse("admin:memories_memory_change", args=[memory.pk])
+
+    response = client_as_operator.post(
+        url,
+        {
+            "caption": "User likes cool jazz",
+            "full_text": "User likes cool jazz, Chet Baker most.",
+            "category": "preference",
+            "confidence": "0.9",
+            "versions-TOTAL_FORMS": "1",
+            "versions-INITIAL_FORMS": "1",
+            "versions-MIN_NUM_FORMS": "0",
+            "versions-MAX_NUM_FORMS": "1000",
+            "versions-0-id": str(memory.versions.get().pk),
+            "versions-0-memory": memory.pk,
+        },
+    )
+
+    assert response.status_code == 302, response.content.decode()[:2000]
+    memory.refresh_from_db()
+    assert memory.full_text == "User likes cool jazz, Chet Baker most."
+    version = memory.versions.order_by("version").last()
+    assert (version.action, version.actor_type, version.actor) == ("edited", "operator", "olga")
+    assert version.full_text_before == "User likes jazz"
+
+
+def test_deleting_a_memory_in_the_admin_is_real_and_audited(client_as_operator, end_user):
+    memory = memory_make(end_user, "User likes jazz")
+
+    response = client_as_operator.post(
+        reverse("admin:memories_memory_delete", args=[memory.pk]), {"post": "yes"}
+    )
+
+    assert response.status_code == 302
+    assert not Memory.objects.filter(pk=memory.pk).exists()
+    assert not MemoryVersion.objects.filter(memory_id=memory.pk).exists()
+    record = DeletionRecord.objects.get(memory_id=memory.pk)
+    assert (record.reason, record.actor_type, record.actor) == ("operator", "operator", "olga")
+
+
+def test_memories_cannot_be_added_by_hand(client_as_operator):
+    assert client_as_operator.get(reverse("admin:memories_memory_add")).status_code == 403
+
+
+# --- jobs and the rest ----------------------------------------------------------------------
+
+
+def test_the_job_list_costs_the_same_queries_for_few_or_many_jobs(client_as_operator, tenant):
+    url = reverse("admin:extraction_extractionjob_changelist")
+
+    def jobs(start: int, stop: int) -> None:
+        for n in range(start, stop):
+            ExtractionJob.objects.create(
+                end_user=EndUserFactory(tenant=tenant),
+                conversation_hash=f"{n:064x}",
+                conversation=[{"role": "user", "content": "hi"}],
+            )
+
+    jobs(0, 3)
+    few = _queries(client_as_operator, url)
+    jobs(3, 60)
+    assert _queries(client_as_operator, url) == few
+
+
+def test_admin_pages_and_their_static_files_work_with_debug_off(client_as_operator, settings):
+    assert settings.DEBUG is False
+    assert client_as_operator.get(reverse("admin:index")).status_code == 200
+    css = client_as_operator.get("/static/admin/css/base.css")
+    assert css.status_code == 200
+    assert b"--primary" in b"".join(css.streaming_content)
