@@ -151,6 +151,9 @@ def extraction_job_run(*, job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
             job.status = ExtractionJob.Status.SUCCEEDED
             job.extractor = extractor
             job.error = ""
+            # The conversation was kept only for a retry; once done, the hash alone answers
+            # repeats, and a later deletion of the memories leaves no copy of their text here.
+            job.conversation = []
             job.finished_at = timezone.now()
             job.attempts += 1
             _add_usage(job, usage)

@@ -209,6 +209,7 @@ def test_llm_down_keeps_the_conversation_and_retry_failed_jobs_replays_it(tenant
     assert list(job.memories_saved.values_list("caption", flat=True)) == [
         "User's locker code is blue"
     ]
+    assert job.conversation == []  # kept only until the job succeeded
 
 
 def test_retry_failed_jobs_dry_run_changes_nothing(tenant, llm):
