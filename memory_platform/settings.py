@@ -248,6 +248,9 @@ MEMORY_TASK_RETRY_BACKOFF = env_float("MEMORY_TASK_RETRY_BACKOFF", 10.0)
 RECALL_MODE = env_choice(
     "RECALL_MODE", "hybrid", ("vector", "lexical", "hybrid", "llm", "hybrid+llm")
 )
+# Access statistics of recalled memories are written in the background every this many
+# seconds (0: during the request).
+RECALL_ACCESS_FLUSH_SECONDS = env_float("RECALL_ACCESS_FLUSH_SECONDS", 2.0)
 
 # --- Django REST framework and the API schema ----------------------------------------------
 

@@ -23,7 +23,6 @@ from memories.models import Memory
 
 logger = logging.getLogger(__name__)
 
-_DEFAULT_FLUSH_SECONDS = 2.0
 _MAX_BUFFERED_IDS = 50_000
 
 _lock = threading.Lock()
@@ -35,7 +34,7 @@ _thread_pid: int | None = None
 
 
 def _flush_interval() -> float:
-    return float(getattr(settings, "RECALL_ACCESS_FLUSH_SECONDS", _DEFAULT_FLUSH_SECONDS))
+    return float(settings.RECALL_ACCESS_FLUSH_SECONDS)
 
 
 def access_record(*, memory_ids: list[str]) -> None:
@@ -94,7 +93,8 @@ def _ensure_thread() -> None:
 
 def _run() -> None:
     while True:
-        _wakeup.wait(_flush_interval())
+        # Never spin: a setting changed to 0 (inline flushing) leaves this thread idle-ish.
+        _wakeup.wait(max(_flush_interval(), 0.5))
         _wakeup.clear()
         _flush_safely()
 

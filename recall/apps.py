@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class RecallConfig(AppConfig):
     name = "recall"
     verbose_name = "Recall"
+
+    def ready(self) -> None:
+        from recall import checks  # noqa: F401  registers the system checks

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from extraction.candidates import content_hash
+from extraction.candidates import content_hash, embedding_text
 from memories.models import (
     CAPTION_MAX_LENGTH,
     FULL_TEXT_MAX_LENGTH,
@@ -26,7 +26,7 @@ from memories.models import (
     Memory,
     Tenant,
 )
-from recall.embeddings import current_model_id, embed_texts, memory_embedding_text
+from recall.embeddings import current_model_id, embed_texts
 from recall.index import user_index_invalidate
 from recall.selectors import memory_relevant_list
 
@@ -74,12 +74,7 @@ def bench_memories_create(
         session_ids[key] = AgentSession.objects.create(end_user=end_user, external_id=key).pk
     full_texts = [" ".join(t.split())[:FULL_TEXT_MAX_LENGTH] for t in texts]
     captions = captions or [caption_of(t) for t in full_texts]
-    vectors = embed_texts(
-        [
-            memory_embedding_text(caption=c, full_text=f)
-            for c, f in zip(captions, full_texts, strict=True)
-        ]
-    )
+    vectors = embed_texts([embedding_text(c, f) for c, f in zip(captions, full_texts, strict=True)])
     model_id = current_model_id()
     memories = [
         Memory(

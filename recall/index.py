@@ -17,11 +17,11 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.core.cache.backends.dummy import DummyCache
 from django.core.cache.backends.locmem import LocMemCache
 from django.db import connection
@@ -61,6 +61,9 @@ class UserIndex:
     # Dense group number of each row: its source session, or a group of its own.
     groups: np.ndarray
     group_count: int
+    # Mean cosine of each memory to its nearest fellow memories: a "hub" that is close to
+    # everything gets this much taken off its similarity to a prompt.
+    hubness: np.ndarray
 
     @property
     def size(self) -> int:
@@ -141,7 +144,23 @@ def index_build(
         following=following,
         groups=groups,
         group_count=group_count,
+        hubness=_hubness(vectors),
     )
+
+
+HUB_NEIGHBOURS = 20
+
+
+def _hubness(vectors: np.ndarray) -> np.ndarray:
+    """Mean cosine of each row to its HUB_NEIGHBOURS most similar other rows (0 when alone)."""
+    size = vectors.shape[0]
+    if size < 2:
+        return np.zeros(size, dtype=np.float32)
+    similarity = vectors @ vectors.T
+    np.fill_diagonal(similarity, -np.inf)
+    k = min(HUB_NEIGHBOURS, size - 1)
+    nearest = np.partition(similarity, size - k, axis=1)[:, size - k :]
+    return nearest.mean(axis=1).astype(np.float32)
 
 
 def _bm25_csr(
@@ -149,29 +168,31 @@ def _bm25_csr(
 ) -> tuple[dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
     """BM25 weights (Lucene's non-negative idf) of tokenized documents as CSR postings."""
     size = len(documents)
-    lengths = np.array([len(d) for d in documents] or [0], dtype=np.float32)
-    average = max(float(lengths.mean()), 1.0)
-    frequencies: dict[str, dict[int, int]] = {}
-    for row, document in enumerate(documents):
-        for term in document:
-            counts = frequencies.setdefault(term, {})
-            counts[row] = counts.get(row, 0) + 1
     terms: dict[str, int] = {}
-    indptr = np.zeros(len(frequencies) + 1, dtype=np.int32)
-    all_rows: list[np.ndarray] = []
-    all_weights: list[np.ndarray] = []
-    for column, (term, counts) in enumerate(frequencies.items()):
-        terms[term] = column
-        rows = np.fromiter(counts.keys(), dtype=np.int32, count=len(counts))
-        tf = np.fromiter(counts.values(), dtype=np.float32, count=len(counts))
-        idf = np.log1p((size - len(counts) + 0.5) / (len(counts) + 0.5))
-        norm = k1 * (1 - b + b * lengths[rows] / average)
-        all_rows.append(rows)
-        all_weights.append((idf * tf * (k1 + 1) / (tf + norm)).astype(np.float32))
-        indptr[column + 1] = indptr[column] + len(counts)
-    rows = np.concatenate(all_rows) if all_rows else np.zeros(0, dtype=np.int32)
-    weights = np.concatenate(all_weights) if all_weights else np.zeros(0, dtype=np.float32)
-    return terms, indptr, rows, weights
+    rows: list[int] = []
+    columns: list[int] = []
+    frequencies: list[int] = []
+    for row, document in enumerate(documents):
+        for term, tf in Counter(document).items():
+            rows.append(row)
+            columns.append(terms.setdefault(term, len(terms)))
+            frequencies.append(tf)
+    if not rows:
+        empty = np.zeros(0, dtype=np.int32)
+        return terms, np.zeros(1, dtype=np.int32), empty, empty.astype(np.float32)
+    row_of = np.array(rows, dtype=np.int32)
+    column_of = np.array(columns, dtype=np.int32)
+    tf = np.array(frequencies, dtype=np.float32)
+    lengths = np.array([len(d) for d in documents], dtype=np.float32)
+    average = max(float(lengths.mean()), 1.0)
+    df = np.bincount(column_of, minlength=len(terms)).astype(np.float32)
+    idf = np.log1p((size - df + 0.5) / (df + 0.5))
+    norm = k1 * (1 - b + b * lengths[row_of] / average)
+    weights = idf[column_of] * tf * (k1 + 1) / (tf + norm)
+    order = np.argsort(column_of, kind="stable")
+    indptr = np.zeros(len(terms) + 1, dtype=np.int32)
+    indptr[1:] = np.cumsum(df.astype(np.int32))
+    return terms, indptr, row_of[order], weights[order].astype(np.float32)
 
 
 # --- loading from the database ---------------------------------------------------------------
@@ -179,11 +200,27 @@ def _bm25_csr(
 
 def _fetch_records(end_user_id: int) -> list[tuple]:
     """The user's active memories in creation order, embeddings as float32 arrays."""
-    return list(
-        Memory.objects.filter(end_user_id=end_user_id, status=Memory.Status.ACTIVE)
-        .order_by("created_at", "id")
-        .values_list("id", "caption", "full_text", "embedding", "embedding_model", "source_session")
-    )
+    table = Memory._meta.db_table
+    with connection.cursor() as cursor:
+        # vector_send() is pgvector's binary form (two int16 then big-endian float4s): parsing
+        # it is a memory copy, where the text form costs a float() per dimension.
+        cursor.execute(
+            f"SELECT id, caption, full_text, vector_send(embedding), embedding_model, "
+            f"source_session_id FROM {table} WHERE end_user_id = %s AND status = %s "
+            f"ORDER BY created_at, id",
+            [end_user_id, Memory.Status.ACTIVE],
+        )
+        return [
+            (memory_id, caption, text, _vector(raw), model, session)
+            for memory_id, caption, text, raw, model, session in cursor.fetchall()
+        ]
+
+
+def _vector(raw: bytes | memoryview | None) -> np.ndarray | None:
+    """A pgvector binary value as float32 (None stays None)."""
+    if raw is None:
+        return None
+    return np.frombuffer(bytes(raw), dtype=">f4", offset=4).astype(np.float32)
 
 
 def _database_stamp(end_user_id: int) -> str:
@@ -208,7 +245,8 @@ _local_lock = threading.Lock()
 
 def _cache_is_shared() -> bool:
     """Whether the default cache is shared between processes (Redis), not per process."""
-    return not isinstance(cache, LocMemCache | DummyCache)
+    # `cache` is a proxy (isinstance would always say no): ask the handler for the backend.
+    return not isinstance(caches["default"], LocMemCache | DummyCache)
 
 
 def _local_get(end_user_id: int) -> UserIndex | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
@@ -26,6 +27,7 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 _IRREGULAR = {"children": "child", "men": "man", "women": "woman", "people": "person"}
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """Strip common English inflections (a light stemmer: plurals, -ing, -ed, -ly)."""
     if word in _IRREGULAR:

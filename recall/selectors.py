@@ -5,16 +5,21 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+import numpy as np
 from django.conf import settings
 
 from memories.models import EndUser
 from recall.access import access_record
 from recall.embeddings import EmbeddingError, embed_query
-from recall.index import user_index_get
+from recall.index import UserIndex, user_index_get
 from recall.lexical import tokenize
 from recall.ranking import MODES, rank
+from recall.rerank import llm_choose
 
 logger = logging.getLogger(__name__)
+
+# How many hybrid candidates `hybrid+llm` shows the LLM.
+RERANK_SHORTLIST = 20
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,34 @@ def memory_relevant_list(
     index = user_index_get(end_user_id=end_user.pk)
     if index.size == 0 or limit <= 0 or not prompt.strip():
         return []  # nothing to rank: skip the query embedding altogether
+    if mode == "llm":
+        picked = llm_choose(prompt=prompt, captions=list(index.captions), limit=limit)
+        rows, scores = (
+            (np.array(picked, dtype=np.int64), _positional(len(picked)))
+            if picked is not None
+            else _hybrid(index, prompt, limit)
+        )
+    elif mode == "hybrid+llm":
+        rows, scores = _hybrid(index, prompt, max(limit, RERANK_SHORTLIST))
+        picked = None
+        if rows.size:
+            # The floor runs first: a prompt about nothing the user said costs no LLM call.
+            captions = [index.captions[row] for row in rows]
+            picked = llm_choose(prompt=prompt, captions=captions, limit=limit)
+        if picked is not None:
+            rows, scores = rows[picked], _positional(len(picked))
+        rows, scores = rows[:limit], scores[:limit]
+    else:
+        rows, scores = _ranked(index, prompt, mode, limit)
+    results = [
+        RelevantMemory(id=index.ids[row], caption=index.captions[row], score=round(float(s), 4))
+        for row, s in zip(rows, scores, strict=True)
+    ]
+    access_record(memory_ids=[r.id for r in results])
+    return results
+
+
+def _ranked(index: UserIndex, prompt: str, mode: str, limit: int) -> tuple[np.ndarray, np.ndarray]:
     query_vector = None
     if mode != "lexical":
         try:
@@ -47,12 +80,16 @@ def memory_relevant_list(
         index=index,
         query_vector=query_vector,
         query_terms=tokenize(prompt),
-        mode="hybrid" if mode in {"llm", "hybrid+llm"} else mode,
+        mode=mode,
         limit=limit,
     )
-    results = [
-        RelevantMemory(id=index.ids[row], caption=index.captions[row], score=round(float(s), 4))
-        for row, s in zip(ranked.rows, ranked.scores, strict=True)
-    ]
-    access_record(memory_ids=[r.id for r in results])
-    return results
+    return ranked.rows, ranked.scores
+
+
+def _hybrid(index: UserIndex, prompt: str, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    return _ranked(index, prompt, "hybrid", limit)
+
+
+def _positional(count: int) -> np.ndarray:
+    """Scores for an order the LLM chose: 1.0 for its first pick, evenly down from there."""
+    return np.linspace(1.0, 1.0 / max(count, 1), num=count, dtype=np.float32)

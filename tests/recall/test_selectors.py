@@ -1,26 +1,49 @@
 import pytest
+from django.utils import timezone
 
 from memories.models import Memory
+from recall import selectors
+from recall.access import access_flush
+from recall.embeddings import EmbeddingError
 from recall.index import user_index_invalidate
 from recall.selectors import RelevantMemory, memory_relevant_list
 from tests.factories import EndUserFactory
 
 pytestmark = pytest.mark.django_db
 
+FACTS = (
+    "User prefers dark roast coffee in the morning",
+    "User is learning the Rust programming language",
+    "User has a golden retriever named Biscuit",
+)
 
-def test_the_memory_that_matches_the_prompt_comes_first(end_user, remember):
-    remember(
-        end_user,
-        "User prefers dark roast coffee in the morning",
-        "User is learning the Rust programming language",
-        "User has a golden retriever named Biscuit",
+
+@pytest.mark.parametrize("mode", ["hybrid", "vector", "lexical"])
+def test_the_memory_that_matches_the_prompt_comes_first(end_user, remember, mode):
+    remember(end_user, *FACTS)
+
+    results = memory_relevant_list(
+        end_user=end_user, prompt="Which coffee roast do I prefer?", mode=mode
     )
 
-    results = memory_relevant_list(end_user=end_user, prompt="What coffee should I brew?")
-
     assert isinstance(results[0], RelevantMemory)
-    assert results[0].caption == "User prefers dark roast coffee in the morning"
+    assert results[0].caption == FACTS[0]
     assert [r.score for r in results] == sorted((r.score for r in results), reverse=True)
+
+
+def test_the_default_mode_comes_from_settings(end_user, remember, settings, monkeypatch):
+    remember(end_user, *FACTS)
+    settings.RECALL_MODE = "lexical"
+    monkeypatch.setattr(selectors, "embed_query", pytest.fail)  # lexical never embeds
+
+    results = memory_relevant_list(end_user=end_user, prompt="golden retriever")
+
+    assert results[0].caption == FACTS[2]
+
+
+def test_an_unknown_mode_is_refused(end_user):
+    with pytest.raises(ValueError, match="unknown recall mode"):
+        memory_relevant_list(end_user=end_user, prompt="coffee", mode="psychic")
 
 
 def test_only_the_users_own_active_memories_are_recalled(end_user, remember):
@@ -30,7 +53,7 @@ def test_only_the_users_own_active_memories_are_recalled(end_user, remember):
     remember(end_user, "User drinks coffee with oat milk", status=Memory.Status.PENDING_REVIEW)
     (active,) = remember(end_user, "User drinks coffee every morning")
 
-    results = memory_relevant_list(end_user=end_user, prompt="coffee")
+    results = memory_relevant_list(end_user=end_user, prompt="coffee every morning")
 
     assert [r.id for r in results] == [active.id]
 
@@ -38,11 +61,44 @@ def test_only_the_users_own_active_memories_are_recalled(end_user, remember):
 def test_limit_caps_the_number_of_memories(end_user, remember):
     remember(end_user, *(f"User visited city number {n} on holiday" for n in range(8)))
 
-    assert len(memory_relevant_list(end_user=end_user, prompt="holiday city", limit=3)) == 3
+    results = memory_relevant_list(end_user=end_user, prompt="holiday city visited", limit=3)
+
+    assert len(results) == 3
 
 
-def test_a_user_without_memories_gets_an_empty_list(end_user):
+def test_a_prompt_unrelated_to_every_memory_gets_nothing(end_user, remember):
+    remember(end_user, *FACTS)
+
+    assert memory_relevant_list(end_user=end_user, prompt="Explain plate tectonics") == []
+
+
+def test_a_user_without_memories_gets_an_empty_list_without_an_embedding(end_user, monkeypatch):
+    monkeypatch.setattr(selectors, "embed_query", pytest.fail)
+
     assert memory_relevant_list(end_user=end_user, prompt="anything at all") == []
+
+
+def test_a_failing_embedder_degrades_recall_to_lexical(end_user, remember, monkeypatch):
+    remember(end_user, *FACTS)
+
+    def broken(text):
+        raise EmbeddingError("provider down")
+
+    monkeypatch.setattr(selectors, "embed_query", broken)
+
+    results = memory_relevant_list(end_user=end_user, prompt="golden retriever Biscuit")
+
+    assert results[0].caption == FACTS[2]
+
+
+def test_vectors_of_another_model_are_ignored_but_their_words_still_count(end_user, remember):
+    (memory,) = remember(end_user, "User collects vintage fountain pens")
+    Memory.objects.filter(pk=memory.pk).update(embedding_model="some-older-model")
+    user_index_invalidate(end_user_id=end_user.pk)
+
+    results = memory_relevant_list(end_user=end_user, prompt="fountain pens")
+
+    assert [r.id for r in results] == [memory.id]
 
 
 def test_a_new_memory_is_recalled_after_its_write_invalidates_the_index(end_user, remember):
@@ -54,3 +110,32 @@ def test_a_new_memory_is_recalled_after_its_write_invalidates_the_index(end_user
 
     results = memory_relevant_list(end_user=end_user, prompt="guitar lessons", mode="lexical")
     assert [r.id for r in results] == [guitar.id]
+
+
+def test_recall_counts_an_access_of_each_returned_memory(end_user, remember):
+    coffee, rust, _ = remember(end_user, *FACTS)
+    before = timezone.now()
+
+    memory_relevant_list(end_user=end_user, prompt="dark roast coffee", mode="lexical")
+    memory_relevant_list(end_user=end_user, prompt="dark roast coffee", mode="lexical")
+
+    coffee.refresh_from_db()
+    rust.refresh_from_db()
+    assert coffee.access_count == 2
+    assert coffee.last_accessed_at >= before
+    assert rust.access_count == 0 and rust.last_accessed_at is None
+
+
+def test_access_statistics_wait_for_the_background_flush(end_user, remember, settings):
+    settings.RECALL_ACCESS_FLUSH_SECONDS = 3600  # the flusher thread will not run in this test
+    (coffee,) = remember(end_user, FACTS[0])
+    updated_at = Memory.objects.get(pk=coffee.pk).updated_at
+
+    memory_relevant_list(end_user=end_user, prompt="dark roast coffee", mode="lexical")
+    coffee.refresh_from_db()
+    assert coffee.access_count == 0  # the request did not write
+
+    assert access_flush() == 1
+    coffee.refresh_from_db()
+    assert coffee.access_count == 1
+    assert coffee.updated_at == updated_at  # an access is not an edit

@@ -1,0 +1,194 @@
+"""Recall quality and latency on LoCoMo, through the same selector the API calls."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from memories.models import EndUser
+from recall.bench import (
+    bench_memories_create,
+    bench_tenant_delete,
+    bench_tenant_reset,
+    offtopic_evaluate,
+    offtopic_load,
+    offtopic_user_create,
+    percentile,
+)
+from recall.embeddings import query_cache
+from recall.index import local_index_clear, user_index_get
+from recall.locomo import CORPORA, Conversation, Metrics, locomo_load, parse_range
+from recall.selectors import memory_relevant_list
+
+DEFAULT_DATA = Path(settings.BASE_DIR).parent / "shared" / "data" / "locomo10.json"
+DEFAULT_METHODS = ("hybrid", "vector", "lexical")
+DEPTH = 20  # the deepest cut-off reported (recall_any@20)
+
+
+class Command(BaseCommand):
+    help = (
+        "Load LoCoMo conversations as memories (one end user each, under a bench tenant that "
+        "is removed afterwards), ask every QA question of categories 1-4 through the recall "
+        "selector, and report recall_any@5/10/20, recall_all@10, MRR@10 and latency per method."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="locomo10.json")
+        parser.add_argument(
+            "--conversations", default="5-9", help="indexes, e.g. 5-9 (held out) or 0-4 (dev)"
+        )
+        parser.add_argument("--corpus", choices=CORPORA, default="observations")
+        parser.add_argument(
+            "--methods",
+            default=",".join(DEFAULT_METHODS),
+            help="comma-separated recall modes to compare (default: hybrid,vector,lexical)",
+        )
+        parser.add_argument(
+            "--offtopic",
+            nargs="?",
+            type=Path,
+            const=Path(settings.BASE_DIR) / "tests" / "data" / "offtopic.json",
+            default=None,
+            help="also run the off-topic set (default file tests/data/offtopic.json)",
+        )
+        parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+    def handle(self, *args, **options) -> None:
+        methods = [m.strip() for m in options["methods"].split(",") if m.strip()]
+        if not methods:
+            raise CommandError("--methods is empty")
+        try:
+            conversations = locomo_load(
+                options["data"],
+                conversations=parse_range(options["conversations"]),
+                corpus=options["corpus"],
+            )
+        except (OSError, ValueError, KeyError) as exc:
+            raise CommandError(f"cannot load {options['data']}: {exc}") from exc
+
+        tenant = bench_tenant_reset()
+        try:
+            report = self._run(tenant, conversations, methods, options)
+        finally:
+            bench_tenant_delete()
+        if options["json"]:
+            self.stdout.write(json.dumps(report))
+        else:
+            self._print(report)
+
+    def _run(self, tenant, conversations: list[Conversation], methods: list[str], options):
+        users: list[tuple[Conversation, EndUser, dict[str, frozenset[str]]]] = []
+        started = time.perf_counter()
+        for conversation in conversations:
+            end_user = EndUser.objects.create(tenant=tenant, external_id=uuid.uuid4())
+            ids = bench_memories_create(
+                end_user=end_user,
+                texts=[item.text for item in conversation.items],
+                sessions=[
+                    f"{conversation.sample_id}/session_{item.session}"
+                    for item in conversation.items
+                ],
+            )
+            # The evidence map belongs to the bench: memory id -> LoCoMo dialogue ids.
+            evidence = {
+                memory_id: item.evidence
+                for memory_id, item in zip(ids, conversation.items, strict=True)
+            }
+            users.append((conversation, end_user, evidence))
+        load_seconds = time.perf_counter() - started
+
+        results = {}
+        for method in methods:
+            metrics = Metrics()
+            timings: list[float] = []
+            # Fresh query embeddings for every method: the latency includes the model, as a
+            # new prompt's does; the user's index is warm, as it is between two writes.
+            query_cache.clear()
+            local_index_clear()
+            for conversation, end_user, evidence in users:
+                user_index_get(end_user_id=end_user.pk)
+                for question in conversation.questions:
+                    t0 = time.perf_counter()
+                    recalled = memory_relevant_list(
+                        end_user=end_user, prompt=question.text, limit=DEPTH, mode=method
+                    )
+                    timings.append((time.perf_counter() - t0) * 1000)
+                    metrics.add([evidence[r.id] for r in recalled], question.evidence)
+            results[method] = {
+                **metrics.as_percent(),
+                "p50_ms": round(percentile(timings, 50), 2),
+                "p95_ms": round(percentile(timings, 95), 2),
+            }
+
+        report = {
+            "corpus": options["corpus"],
+            "conversations": [c.index for c in conversations],
+            "questions": sum(len(c.questions) for c in conversations),
+            "methods": results,
+            "memories": sum(len(c.items) for c in conversations),
+            "evidence_ids": {
+                **{
+                    k: sum(c.evidence.as_dict()[k] for c in conversations)
+                    for k in ("entries", "split", "repaired", "dropped")
+                },
+                "questions_without_evidence": sum(
+                    c.questions_without_evidence for c in conversations
+                ),
+                "duplicate_memories_merged": sum(c.duplicates_merged for c in conversations),
+            },
+            "load_seconds": round(load_seconds, 1),
+        }
+        if options["offtopic"]:
+            data = offtopic_load(path=options["offtopic"])
+            end_user, keys = offtopic_user_create(tenant=tenant, data=data)
+            report["offtopic"] = {
+                method: offtopic_evaluate(
+                    end_user=end_user, keys=keys, data=data, mode=method
+                ).as_dict()
+                for method in methods
+            }
+        return report
+
+    def _print(self, report: dict) -> None:
+        self.stdout.write(
+            f"LoCoMo {report['corpus']}, conversations {report['conversations']}: "
+            f"{report['memories']} memories, {report['questions']} questions "
+            f"(loaded in {report['load_seconds']} s)"
+        )
+        evidence = report["evidence_ids"]
+        self.stdout.write(
+            f"evidence ids: {evidence['entries']} entries, {evidence['split']} split, "
+            f"{evidence['repaired']} repaired, {evidence['dropped']} dropped; "
+            f"{evidence['questions_without_evidence']} questions without usable evidence; "
+            f"{evidence['duplicate_memories_merged']} duplicate memories merged"
+        )
+        columns = [
+            "recall_any@5",
+            "recall_any@10",
+            "recall_any@20",
+            "recall_all@10",
+            "mrr@10",
+            "p50_ms",
+            "p95_ms",
+        ]
+        self.stdout.write("| method | " + " | ".join(columns) + " |")
+        self.stdout.write("| --- " * (len(columns) + 1) + "|")
+        for method, figures in report["methods"].items():
+            cells = " | ".join(str(figures[c]) for c in columns)
+            self.stdout.write(f"| {method} | {cells} |")
+        if "offtopic" in report:
+            self.stdout.write("")
+            self.stdout.write(
+                "| method | off-topic prompts | empty answers % | matching | recall@3 |"
+            )
+            self.stdout.write("| --- | --- | --- | --- | --- |")
+            for method, r in report["offtopic"].items():
+                self.stdout.write(
+                    f"| {method} | {r['offtopic_prompts']} | {r['empty_rate']} | "
+                    f"{r['matching_prompts']} | {r['recall@3']} |"
+                )

@@ -1,0 +1,31 @@
+"""The off-topic set (tests/data/offtopic.json) with the real local embedder: the floor holds."""
+
+import pytest
+
+from recall.bench import offtopic_evaluate, offtopic_load, offtopic_user_create
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def local_embedder(settings):
+    settings.MEMORY_EMBEDDER = "local"  # the floor is calibrated for MiniLM, so test with it
+
+
+def test_the_set_has_enough_prompts_of_both_kinds():
+    data = offtopic_load()
+    keys = {m["key"] for m in data["memories"]}
+
+    assert len(data["offtopic"]) >= 40
+    assert len(data["matching"]) >= 40
+    assert all(item["expected"] in keys for item in data["matching"])
+
+
+def test_off_topic_prompts_get_no_memories_while_matching_ones_keep_recall(tenant, local_embedder):
+    data = offtopic_load()
+    end_user, keys = offtopic_user_create(tenant=tenant, data=data)
+
+    result = offtopic_evaluate(end_user=end_user, keys=keys, data=data, mode="hybrid")
+
+    assert result.empty_rate >= 80, result
+    assert result.recall_at_3 >= 90, result

@@ -1,0 +1,84 @@
+import json
+
+import pytest
+
+from recall.rerank import parse_references
+from recall.selectors import memory_relevant_list
+
+pytestmark = pytest.mark.django_db
+
+FACTS = (
+    "User prefers dark roast coffee in the morning",
+    "User is learning the Rust programming language",
+    "User has a golden retriever named Biscuit",
+)
+
+
+def test_llm_mode_sends_every_caption_and_returns_the_memories_it_picks(
+    end_user, remember, llm_settings
+):
+    _, rust, dog = remember(end_user, *FACTS)
+    llm_settings.reply('["m3", "m2"]')
+
+    results = memory_relevant_list(end_user=end_user, prompt="what should I do today", mode="llm")
+
+    assert [r.id for r in results] == [dog.id, rust.id]
+    assert results[0].score > results[1].score
+    (call,) = llm_settings.calls
+    assert all(json.dumps(fact)[1:-1] in call.prompt_text for fact in FACTS)
+
+
+def test_hybrid_llm_reranks_the_hybrid_shortlist(end_user, remember, llm_settings):
+    remember(end_user, *FACTS, "User drinks coffee while learning Rust")
+    shortlist = memory_relevant_list(end_user=end_user, prompt="coffee and Rust", mode="hybrid")
+    llm_settings.reply('["m2"]')
+
+    results = memory_relevant_list(
+        end_user=end_user, prompt="coffee and Rust", mode="hybrid+llm", limit=1
+    )
+
+    assert [r.id for r in results] == [shortlist[1].id]
+    (call,) = llm_settings.calls
+    assert all(r.caption in call.prompt_text for r in shortlist)
+
+
+def test_hybrid_llm_makes_no_llm_call_for_an_unrelated_prompt(end_user, remember, llm_settings):
+    remember(end_user, *FACTS)
+
+    assert (
+        memory_relevant_list(end_user=end_user, prompt="plate tectonics", mode="hybrid+llm") == []
+    )
+    assert llm_settings.calls == []
+
+
+@pytest.mark.parametrize("mode", ["llm", "hybrid+llm"])
+def test_a_failing_llm_degrades_to_the_hybrid_ranking(end_user, remember, llm_settings, mode):
+    coffee, _, _ = remember(end_user, *FACTS)
+    llm_settings.fail(503, times=5)
+
+    results = memory_relevant_list(end_user=end_user, prompt="dark roast coffee", mode=mode)
+
+    assert results[0].id == coffee.id
+
+
+def test_llm_nonsense_degrades_to_the_hybrid_ranking(end_user, remember, llm_settings):
+    coffee, _, _ = remember(end_user, *FACTS)
+    llm_settings.reply("I think the coffee one is relevant.")
+
+    results = memory_relevant_list(end_user=end_user, prompt="dark roast coffee", mode="llm")
+
+    assert results[0].id == coffee.id
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ('["m2", "m1"]', [1, 0]),
+        ('<think>m3?</think>\n```json\n["m3"]\n```', [2]),
+        ('Relevant: ["m9", "m1", "m1", 2]', [0, 1]),
+        ("[]", []),
+        ("none of them", None),
+    ],
+)
+def test_llm_replies_are_parsed_defensively(reply, expected):
+    assert parse_references(reply, count=3, limit=5) == expected
