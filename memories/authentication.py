@@ -36,13 +36,21 @@ class TenantAPIKeyAuthentication(authentication.BaseAuthentication):
         keyword, _, raw_key = header.strip().partition(" ")
         if keyword.lower() != self.keyword.lower() or not raw_key.strip():
             raise exceptions.AuthenticationFailed("Use 'Authorization: Bearer <api key>'.")
+        raw_key = raw_key.strip()
+        prefix, _, _ = raw_key.partition(".")
         try:
-            key = TenantAPIKey.objects.get_from_key(raw_key.strip())
-            tenant = key.tenant
-        except TenantAPIKey.DoesNotExist:
-            raise exceptions.AuthenticationFailed("Unknown or revoked API key.") from None
+            # One query for the key and its tenant: this runs before every API call.
+            key = (
+                TenantAPIKey.objects.get_usable_keys()
+                .select_related("tenant")
+                .filter(prefix=prefix)
+                .first()
+            )
         except DatabaseError:
             raise ServiceUnavailable() from None
+        if key is None or not key.is_valid(raw_key):
+            raise exceptions.AuthenticationFailed("Unknown or revoked API key.")
+        tenant = key.tenant
         if key.has_expired or not tenant.is_active:
             raise exceptions.AuthenticationFailed("Unknown or revoked API key.")
         return TenantPrincipal(tenant, key), key
