@@ -18,7 +18,6 @@ from importlib import resources
 import tiktoken
 from django.conf import settings
 
-DEFAULT_CONVERSATION_BUDGET = 6000
 # Role and separators around each message as it is quoted in the prompt.
 MESSAGE_OVERHEAD = 8
 
@@ -118,7 +117,7 @@ def count_tokens(text: str, *, model: str | None = None) -> int:
 
 def conversation_budget() -> int:
     """Tokens of conversation one extraction prompt may carry."""
-    return int(getattr(settings, "MEMORY_LLM_INPUT_BUDGET", DEFAULT_CONVERSATION_BUDGET))
+    return int(settings.MEMORY_LLM_INPUT_BUDGET)
 
 
 def fit_to_budget(

@@ -8,6 +8,7 @@ sentences at cosine 0.78, below the 0.85 gate, so attribute matches are candidat
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -87,11 +88,13 @@ def _clean_value(value: str) -> str:
     return _VALUE_END.sub("", value.strip()).strip()
 
 
-def attributes(text: str) -> list[Attribute]:
+# Each stored memory is compared with every candidate of an extraction, so parse it once.
+@functools.lru_cache(maxsize=8192)
+def attributes(text: str) -> tuple[Attribute, ...]:
     """Return the single-valued attributes a memory's text states (none if it is negated)."""
     lowered = normalise_text(text)
     if _NEGATIONS.search(lowered):
-        return []
+        return ()
     found = []
     for name, pattern in _SINGLE_VALUED:
         for match in pattern.finditer(lowered):
@@ -100,7 +103,7 @@ def attributes(text: str) -> list[Attribute]:
             value = _clean_value(groups["value"])
             if value:
                 found.append(Attribute(key, value))
-    return found
+    return tuple(found)
 
 
 def _is_negative(text: str) -> bool:

@@ -33,7 +33,6 @@ OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 # Server-directed waits longer than this are not slept through: the caller retries later.
 MAX_RETRY_AFTER = 60.0
 MAX_BACKOFF = 8.0
-DEFAULT_BACKOFF = 0.5
 _RETRYABLE_STATUSES = frozenset({408, 409, 429})
 
 
@@ -226,7 +225,7 @@ def _retry_delay(attempt: int, retry_after: float | None) -> float | None:
     """How long to wait before the next attempt; None when the server asks for too long."""
     if retry_after is not None:
         return retry_after if retry_after <= MAX_RETRY_AFTER else None
-    base = float(getattr(settings, "MEMORY_LLM_BACKOFF", DEFAULT_BACKOFF))
+    base = float(settings.MEMORY_LLM_BACKOFF)
     delay = min(base * 2 ** (attempt - 1), MAX_BACKOFF)
     # Jitter spreads out workers that failed together so they don't retry in lockstep.
     return delay * (1 - 0.25 * random.random())

@@ -7,6 +7,7 @@ lock on the end user, so concurrent extractions cannot break the cap or duplicat
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import uuid
@@ -22,9 +23,11 @@ from extraction.candidates import Candidate, content_hash, embedding_text
 from extraction.conflicts import rules_contradiction, shares_single_valued_attribute
 from extraction.llm import LLMError
 from extraction.models import ExtractionJob
+from extraction.prompts import extract_with_llm, judge_contradiction
 from extraction.redaction import redact_candidate
+from extraction.rules import extract_candidates
 from memories.models import AgentSession, EndUser, Memory, MemoryVersion, ReviewItem, Tenant
-from memories.selectors import VISIBLE_STATUSES
+from memories.selectors import VISIBLE_STATUSES, memory_visible_count
 from memories.services.memories import (
     agent_session_get_or_create,
     end_user_get_or_create,
@@ -33,6 +36,7 @@ from memories.services.memories import (
     memory_merge,
     recall_invalidate,
 )
+from memory_platform.exceptions import UpstreamUnavailable
 from recall.embeddings import EmbeddingError, current_model_id, embed_texts
 
 logger = logging.getLogger(__name__)
@@ -82,8 +86,6 @@ class _Known:
 
 def conversation_hash(*, external_id: uuid.UUID, messages: list[dict[str, str]]) -> str:
     """SHA-256 of the canonical conversation and the user it belongs to."""
-    import hashlib
-
     canonical = json.dumps(
         {
             "user": str(external_id),
@@ -188,24 +190,18 @@ def _job_record_failure(*, job_id: uuid.UUID, error: Exception, usage: _Usage) -
 def _extract(messages: list[dict[str, str]], usage: _Usage) -> tuple[list[Candidate], str]:
     """Step 3: candidates from the LLM when configured, else from the offline rules."""
     if settings.MEMORY_EXTRACTOR == "llm":
-        from extraction.prompts import extract_with_llm
-
         result = extract_with_llm(messages)
         usage.llm_calls += result.llm_calls
         usage.prompt_tokens += result.prompt_tokens
         usage.completion_tokens += result.completion_tokens
         usage.truncated_messages = result.truncated_messages
         return list(result.candidates), "llm"
-    from extraction.rules import extract_candidates
-
     return extract_candidates(messages), "rules"
 
 
 def _judge(new: Candidate, existing: Memory, usage: _Usage) -> str | None:
     """Whether the candidate contradicts the memory: the LLM when configured, else rules."""
     if settings.MEMORY_EXTRACTOR == "llm":
-        from extraction.prompts import judge_contradiction
-
         try:
             verdict = judge_contradiction(new.full_text, existing.full_text)
         except LLMError:
@@ -214,12 +210,11 @@ def _judge(new: Candidate, existing: Memory, usage: _Usage) -> str | None:
             usage.llm_calls += verdict.llm_calls
             usage.prompt_tokens += verdict.prompt_tokens
             usage.completion_tokens += verdict.completion_tokens
-            if verdict.contradicts is None:
-                pass  # an unreadable verdict: let the rules decide
-            elif verdict.contradicts:
-                return verdict.reason or "contradiction (LLM judge)"
-            else:
+            if verdict.contradicts is False:
                 return None
+            if verdict.contradicts:
+                return verdict.reason or "contradiction (LLM judge)"
+            # An unreadable verdict (None): the rules decide.
     return rules_contradiction(new.full_text, existing.full_text)
 
 
@@ -338,9 +333,6 @@ def extraction_perform(
     run_async: bool = False,
 ) -> ExtractionOutcome:
     """Extract memories from one conversation, once: a repeat returns the first result."""
-    from memories.selectors import memory_visible_count
-    from memory_platform.exceptions import UpstreamUnavailable
-
     job, _ = extraction_job_submit(
         tenant=tenant, external_id=external_id, messages=messages, session_id=session_id
     )

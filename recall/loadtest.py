@@ -204,9 +204,10 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def gunicorn_server(*, workers: int, env: dict[str, str]) -> Iterator[str]:
-    """Serve the project under gunicorn (as `make run` does) until the block ends; yield its URL."""
-    port = free_port()
+def gunicorn_process(
+    *, port: int, workers: int, env: dict[str, str], timeout: float = 90
+) -> Iterator[subprocess.Popen]:
+    """Serve the project under gunicorn (as `make run` does) on `port` until the block ends."""
     binary = Path(sys.executable).parent / "gunicorn"
     process = subprocess.Popen(
         [
@@ -226,7 +227,7 @@ def gunicorn_server(*, workers: int, env: dict[str, str]) -> Iterator[str]:
         start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + timeout
         while True:
             if process.poll() is not None:
                 raise RuntimeError(f"gunicorn exited: {process.stderr.read().decode()[-2000:]}")
@@ -234,9 +235,9 @@ def gunicorn_server(*, workers: int, env: dict[str, str]) -> Iterator[str]:
                 if sock.connect_ex(("127.0.0.1", port)) == 0:
                     break
             if time.monotonic() > deadline:
-                raise TimeoutError("gunicorn did not start within 90 s")
+                raise TimeoutError(f"gunicorn did not start within {timeout:.0f} s")
             time.sleep(0.1)
-        yield f"127.0.0.1:{port}"
+        yield process
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)
@@ -245,6 +246,14 @@ def gunicorn_server(*, workers: int, env: dict[str, str]) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+
+
+@contextlib.contextmanager
+def gunicorn_server(*, workers: int, env: dict[str, str]) -> Iterator[str]:
+    """Serve the project under gunicorn on a free port until the block ends; yield its address."""
+    port = free_port()
+    with gunicorn_process(port=port, workers=workers, env=env):
+        yield f"127.0.0.1:{port}"
 
 
 # --- the load ----------------------------------------------------------------------------------

@@ -220,7 +220,7 @@ def memory_prune_scheduled(*, now: datetime | None = None) -> PruneResult:
     """
     actor = "scheduled prune"
     result = PruneResult()
-    superseded_days = getattr(settings, "MEMORY_PRUNE_SUPERSEDED_DAYS", 0)
+    superseded_days = settings.MEMORY_PRUNE_SUPERSEDED_DAYS
     if superseded_days > 0:
         result += memory_prune(
             older_than=timedelta(days=superseded_days),
@@ -228,7 +228,7 @@ def memory_prune_scheduled(*, now: datetime | None = None) -> PruneResult:
             actor=actor,
             now=now,
         )
-    unused_days = getattr(settings, "MEMORY_PRUNE_UNUSED_DAYS", 0)
+    unused_days = settings.MEMORY_PRUNE_UNUSED_DAYS
     if unused_days > 0:
         result += memory_prune(
             unused_for=timedelta(days=unused_days),

@@ -20,6 +20,7 @@ from memories.models import (
     Tenant,
 )
 from memories.selectors import VISIBLE_STATUSES
+from memory_platform.exceptions import NotFound
 
 logger = logging.getLogger(__name__)
 
@@ -204,8 +205,6 @@ def recall_invalidate(end_user_ids: Iterable[int]) -> None:
 @transaction.atomic
 def memory_delete(*, end_user: EndUser, memory_id: str, actor: str = "") -> None:
     """Delete one of the user's memories for real; another user's memory is NotFound."""
-    from memory_platform.exceptions import NotFound
-
     memory = Memory.objects.select_for_update().filter(end_user=end_user, id=memory_id).first()
     if memory is None:
         raise NotFound(f"No memory {memory_id} for this user_id.")
