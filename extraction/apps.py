@@ -4,3 +4,7 @@ from django.apps import AppConfig
 class ExtractionConfig(AppConfig):
     name = "extraction"
     verbose_name = "Extraction"
+
+    def ready(self) -> None:
+        # Registers the job task in every process, so `extraction_job_enqueue` finds it by name.
+        from extraction import tasks  # noqa: F401

@@ -12,7 +12,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from extraction.candidates import normalise_text
+from memories.text import normalise_text
 
 # (attribute name, pattern capturing the value). Each attribute holds one value at a time.
 _SINGLE_VALUED: list[tuple[str, re.Pattern[str]]] = [

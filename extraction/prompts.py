@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from extraction.budget import fit_to_budget
-from extraction.candidates import CATEGORIES, Candidate
-from extraction.llm import LLMBadResponse, LLMError, chat
+from extraction.candidates import Candidate
+from integrations.llm import LLMBadResponse, LLMError, chat, quote_json, strip_reasoning
+from memories.models import Memory
+from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH
 
-CAPTION_MAX = 100
-FULL_TEXT_MAX = 500
 DEFAULT_CONFIDENCE = 0.8
 MAX_CANDIDATES = 50
 EXTRACTION_MAX_TOKENS = 1000
@@ -125,11 +125,6 @@ class ContradictionVerdict:
     llm_calls: int
 
 
-def quote_json(value: Any) -> str:
-    """JSON with `<` and `>` escaped, so quoted text cannot open or close a delimiter."""
-    return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
-
-
 def build_extraction_messages(messages: list[dict]) -> list[dict]:
     """The system and user messages that ask the model to extract memories from `messages`."""
     lines = [
@@ -212,7 +207,6 @@ def judge_contradiction(new_text: str, existing_text: str) -> ContradictionVerdi
 
 # --- parsing -----------------------------------------------------------------------------
 
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
 _SPACE = re.compile(r"\s+")
 _OPENER = re.compile(r"[\[{]")
@@ -265,13 +259,6 @@ _ABOUT_ASSISTANT = re.compile(
     r"|^(?:the\s+)?(?:ai|language model)\s+(?:is|was|has|will|can|should|offered|said)\b",
     re.IGNORECASE,
 )
-
-
-def strip_reasoning(text: str) -> str:
-    """Remove reasoning-model <think> blocks; an unclosed one means there is no answer yet."""
-    text = _THINK.sub("", text)
-    opened = text.lower().find("<think>")
-    return text[:opened] if opened != -1 else text
 
 
 def parse_extraction_reply(text: str) -> list[Candidate]:
@@ -416,8 +403,8 @@ def _candidate(item: Any) -> Candidate | None:
         return None
     if _ABOUT_ASSISTANT.search(caption):
         return None
-    caption = _clip(caption, CAPTION_MAX)
-    full_text = _clip(full_text or caption, FULL_TEXT_MAX)
+    caption = _clip(caption, CAPTION_MAX_LENGTH)
+    full_text = _clip(full_text or caption, FULL_TEXT_MAX_LENGTH)
     return Candidate(
         caption=caption,
         full_text=full_text,
@@ -446,7 +433,7 @@ def _clip(text: str, limit: int) -> str:
 
 def _category(value: Any) -> str:
     name = _SPACE.sub(" ", str(value or "")).strip().lower()
-    if name in CATEGORIES:
+    if name in Memory.Category.values:
         return name
     return _CATEGORY_SYNONYMS.get(name, "other")
 

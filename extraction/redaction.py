@@ -7,9 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from extraction.candidates import Candidate
-
-CAPTION_MAX = 100
-FULL_TEXT_MAX = 500
+from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH
 
 EMAIL = "[email]"
 PHONE = "[phone]"
@@ -140,8 +138,8 @@ def _fit(text: str, limit: int) -> str:
 
 def redact_candidate(candidate: Candidate) -> Candidate:
     """The candidate with PII redacted from its caption and full text."""
-    caption = _fit(redact(candidate.caption), CAPTION_MAX)
-    full_text = _fit(redact(candidate.full_text), FULL_TEXT_MAX)
+    caption = _fit(redact(candidate.caption), CAPTION_MAX_LENGTH)
+    full_text = _fit(redact(candidate.full_text), FULL_TEXT_MAX_LENGTH)
     if caption == candidate.caption and full_text == candidate.full_text:
         return candidate
     return replace(candidate, caption=caption, full_text=full_text)

@@ -6,10 +6,8 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
-from extraction.candidates import Candidate, content_hash
-
-CAPTION_MAX = 100
-FULL_TEXT_MAX = 500
+from extraction.candidates import Candidate
+from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, content_hash
 
 # Precision over recall: every rule is anchored at the start of a clause whose subject is the
 # user ("I ..." or "my ..."), so reported speech, third parties and the assistant never match.
@@ -1050,8 +1048,9 @@ def _shorten(text: str, limit: int) -> str:
 def _candidate(fact: _Fact) -> Candidate:
     """Turn a fact into a candidate within the caption and full_text limits."""
     text = re.sub(r"\s+", " ", fact.text).strip(" ,.;:")
-    caption = _shorten(text, CAPTION_MAX)
-    full_text = _shorten(re.sub(r"\s+", " ", text + fact.detail).strip(" ,.;:"), FULL_TEXT_MAX - 1)
+    caption = _shorten(text, CAPTION_MAX_LENGTH)
+    detailed = re.sub(r"\s+", " ", text + fact.detail).strip(" ,.;:")
+    full_text = _shorten(detailed, FULL_TEXT_MAX_LENGTH - 1)
     full_text += "."
     return Candidate(
         caption=caption,

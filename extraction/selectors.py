@@ -1,11 +1,14 @@
-"""Reads of extraction jobs, scoped by tenant."""
+"""Reads of extraction jobs, scoped by tenant, and the store's statistics including them."""
 
 from __future__ import annotations
 
 import uuid
 
+from django.db import models
+
 from extraction.models import ExtractionJob
 from memories.models import Tenant
+from memories.selectors import count_per_tenant, tenant_stats_list
 
 
 def extraction_job_get(*, tenant: Tenant, job_id: uuid.UUID) -> ExtractionJob | None:
@@ -14,4 +17,16 @@ def extraction_job_get(*, tenant: Tenant, job_id: uuid.UUID) -> ExtractionJob | 
         ExtractionJob.objects.select_related("end_user")
         .filter(end_user__tenant=tenant, pk=job_id)
         .first()
+    )
+
+
+def tenant_stats_with_jobs_list() -> models.QuerySet[Tenant]:
+    """`tenant_stats_list` plus each tenant's extraction jobs by status, still one query."""
+    return tenant_stats_list().annotate(
+        **{
+            f"jobs_{status}": count_per_tenant(
+                ExtractionJob.objects.filter(status=status), "end_user__tenant"
+            )
+            for status in ExtractionJob.Status.values
+        }
     )

@@ -8,12 +8,12 @@ import uuid
 from celery import shared_task
 from django.conf import settings
 
-from extraction.services import ExtractionFailed, extraction_job_run
+from extraction.jobs import JOB_RUN_TASK, ExtractionFailed, extraction_job_run
 
 logger = logging.getLogger(__name__)
 
 
-@shared_task(bind=True, max_retries=None, acks_late=True)
+@shared_task(name=JOB_RUN_TASK, bind=True, max_retries=None, acks_late=True)
 def extraction_job_run_task(self, job_id: str) -> str:
     """Run one extraction job; retry with backoff while the LLM is down, then leave it failed."""
     try:

@@ -12,10 +12,10 @@ from nanoid import generate
 from pgvector.django import VectorField
 from rest_framework_api_key.models import AbstractAPIKey
 
+from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH
+
 MEMORY_ID_PREFIX = "mem_"
 _MEMORY_ID_ALPHABET = string.ascii_letters + string.digits
-CAPTION_MAX_LENGTH = 100
-FULL_TEXT_MAX_LENGTH = 500
 
 
 def new_memory_id() -> str:

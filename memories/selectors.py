@@ -77,7 +77,7 @@ def memory_admin_list() -> models.QuerySet[Memory]:
     return Memory.objects.defer("embedding").select_related("end_user__tenant")
 
 
-def _count_per_tenant(queryset: models.QuerySet, tenant_path: str) -> Coalesce:
+def count_per_tenant(queryset: models.QuerySet, tenant_path: str) -> Coalesce:
     """A subquery counting `queryset`'s rows of the outer tenant (0 when it has none)."""
     counted = (
         queryset.filter(**{tenant_path: models.OuterRef("pk")})
@@ -90,29 +90,20 @@ def _count_per_tenant(queryset: models.QuerySet, tenant_path: str) -> Coalesce:
 
 
 def tenant_stats_list() -> models.QuerySet[Tenant]:
-    """Every tenant with its users, memories by status, pending reviews and jobs by status.
+    """Every tenant with its users, memories by status and pending reviews.
 
     One query whatever the number of tenants: each figure is a correlated count.
     """
-    from extraction.models import ExtractionJob
-
     memories = {
-        f"memories_{status}": _count_per_tenant(
+        f"memories_{status}": count_per_tenant(
             Memory.objects.filter(status=status), "end_user__tenant"
         )
         for status in Memory.Status.values
     }
-    jobs = {
-        f"jobs_{status}": _count_per_tenant(
-            ExtractionJob.objects.filter(status=status), "end_user__tenant"
-        )
-        for status in ExtractionJob.Status.values
-    }
     return Tenant.objects.annotate(
-        users=_count_per_tenant(EndUser.objects.all(), "tenant"),
+        users=count_per_tenant(EndUser.objects.all(), "tenant"),
         **memories,
-        reviews_pending=_count_per_tenant(
+        reviews_pending=count_per_tenant(
             ReviewItem.objects.filter(status=ReviewItem.Status.PENDING), "end_user__tenant"
         ),
-        **jobs,
     ).order_by("name")

@@ -48,26 +48,6 @@ class NotFound(ApplicationError):
     default_message = "Not found."
 
 
-class PayloadTooLarge(ApplicationError):
-    """The body or the conversation is over the configured limit."""
-
-    status_code = 413
-    code = "payload_too_large"
-    default_message = "The request body is too large."
-
-
-class RateLimited(ApplicationError):
-    """The end user made too many requests in the current window."""
-
-    status_code = 429
-    code = "rate_limited"
-    default_message = "Too many requests for this user; retry later."
-
-    def __init__(self, message: str | None = None, *, retry_after: int = 60):
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
 class UpstreamUnavailable(ApplicationError):
     """The LLM (or another upstream) failed after retries."""
 
@@ -124,10 +104,7 @@ def _flatten(detail: Any, prefix: str = "") -> list[str]:
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """Map every exception raised in an API view to the JSON error shape."""
     if isinstance(exc, ApplicationError):
-        response = Response(error_body(exc.code, exc.message, **exc.extra), status=exc.status_code)
-        if isinstance(exc, RateLimited):
-            response["Retry-After"] = str(exc.retry_after)
-        return response
+        return Response(error_body(exc.code, exc.message, **exc.extra), status=exc.status_code)
     if isinstance(exc, RequestDataTooBig):
         return Response(error_body("payload_too_large", "The request body is too large."), 413)
     if isinstance(exc, Http404):
@@ -145,6 +122,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         if isinstance(exc, drf_exceptions.ValidationError):
             message = "; ".join(_flatten(exc.detail)) or "The request is invalid."
             body = error_body(code, message, fields=exc.detail)
+        elif isinstance(exc, drf_exceptions.Throttled):
+            body = error_body(
+                code, f"Too many requests for this user_id; retry in {int(exc.wait or 1)} s."
+            )
         else:
             body = error_body(code, str(exc.detail))
         response = Response(body, status=exc.status_code)

@@ -1,4 +1,4 @@
-"""URL wiring: the API's contract paths, health, the schema and the admin."""
+"""URL wiring: each app's API under its contract paths, health, the schema and the admin."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -11,6 +11,9 @@ handler500 = "memory_platform.exceptions.server_error"
 
 urlpatterns = [
     path("health", HealthApi.as_view(), name="health"),
+    path("memories/", include("extraction.urls")),
+    path("memories/", include("recall.urls")),
+    # Last: its DELETE /memories/{id} would otherwise match the other apps' paths.
     path("memories/", include("memories.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),

@@ -6,4 +6,4 @@ class RecallConfig(AppConfig):
     verbose_name = "Recall"
 
     def ready(self) -> None:
-        from recall import checks  # noqa: F401  registers the system checks
+        from recall import checks, receivers  # noqa: F401  registers checks and receivers

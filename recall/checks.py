@@ -30,7 +30,7 @@ def stored_embedding_models(*, sample: int = SAMPLE_ROWS) -> dict[str, int]:
 @register()
 def check_embedding_model(app_configs: Any = None, **kwargs: Any) -> list:
     """Warn when stored vectors were made by another model than MEMORY_EMBEDDER's."""
-    from recall.embeddings import current_model_id
+    from integrations.embeddings import current_model_id
 
     try:
         current = current_model_id()

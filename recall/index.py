@@ -26,8 +26,8 @@ from django.core.cache.backends.dummy import DummyCache
 from django.core.cache.backends.locmem import LocMemCache
 from django.db import connection
 
+from integrations.embeddings import current_model_id
 from memories.models import Memory
-from recall.embeddings import current_model_id
 from recall.lexical import tokenize
 
 logger = logging.getLogger(__name__)

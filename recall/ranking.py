@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from recall.embeddings import (
+from integrations.embeddings import (
     HASHING_MODEL_ID,
     LOCAL_MODEL_ID,
     LOCAL_QUANTIZED_MODEL_ID,

@@ -10,8 +10,7 @@ import json
 import logging
 import re
 
-from extraction.llm import LLMError, chat
-from extraction.prompts import quote_json, strip_reasoning
+from integrations.llm import LLMError, chat, quote_json, strip_reasoning
 
 logger = logging.getLogger(__name__)
 

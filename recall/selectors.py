@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 from django.conf import settings
 
+from integrations.embeddings import EmbeddingError, embed_query
 from memories.models import EndUser
 from recall.access import access_record
-from recall.embeddings import EmbeddingError, embed_query
 from recall.index import UserIndex, user_index_get
 from recall.lexical import tokenize
 from recall.ranking import MODES, rank

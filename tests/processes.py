@@ -10,7 +10,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from recall.loadtest import free_port, gunicorn_process
+from bench.loadtest.server import free_port, gunicorn_process
 
 __all__ = ["ROOT", "clean_env", "free_port", "gunicorn", "http_get", "manage"]
 

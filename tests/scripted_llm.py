@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from tests.llm_stub import LLMStub, StubRequest
+from bench.llm_stub import LLMStub, StubRequest
 
 _STATEMENTS = re.compile(r"<statements>\s*(.*?)\s*</statements>", re.S)
 
@@ -48,7 +48,7 @@ class ScriptedLLM:
         return [r for r in self.stub.calls if "\n<statements>\n" in r.prompt_text]
 
     def __call__(self, request: StubRequest) -> Any:
-        from tests.llm_stub import error
+        from bench.llm_stub import error
 
         text = str(request.messages[-1].get("content", "")) if request.messages else ""
         statements = _STATEMENTS.search(text)

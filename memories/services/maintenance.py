@@ -11,7 +11,6 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import partial
 
 from django.conf import settings
 from django.db import transaction
@@ -19,10 +18,12 @@ from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from extraction.candidates import embedding_text
+from integrations.embeddings import current_model_id, embed_texts
 from memories.models import DeletionRecord, EndUser, Memory, MemoryVersion, ReviewItem
 from memories.selectors import VISIBLE_STATUSES
-from memories.services.memories import memory_delete_many, recall_invalidate
+from memories.services.memories import memory_delete_many
+from memories.signals import memories_changed_on_commit
+from memories.text import embedding_text
 
 logger = logging.getLogger(__name__)
 
@@ -256,8 +257,6 @@ def memory_reembed(
     changed meanwhile (its writer stored a fresh vector). `on_batch(done, total)` reports
     progress.
     """
-    from recall.embeddings import current_model_id, embed_texts
-
     model_id = current_model_id()
     memories = Memory.objects.all()
     if end_user_ids is not None:
@@ -297,7 +296,7 @@ def memory_reembed(
                 changed.append(memory)
             Memory.objects.bulk_update(changed, ["embedding", "embedding_model"])
             user_ids = {memory.end_user_id for memory in changed}
-            transaction.on_commit(partial(recall_invalidate, user_ids))
+            memories_changed_on_commit(end_user_ids=user_ids)
         embedded += len(changed)
         done += len(rows)
         batches += 1

@@ -20,6 +20,7 @@ from memories.models import (
     Tenant,
 )
 from memories.selectors import VISIBLE_STATUSES
+from memories.signals import memories_changed_on_commit
 from memory_platform.exceptions import NotFound
 
 logger = logging.getLogger(__name__)
@@ -163,7 +164,7 @@ def memory_delete_many(
         resolved_at=timezone.now(),
     )
     Memory.objects.filter(id__in=ids).delete()
-    transaction.on_commit(lambda: recall_invalidate(end_user_ids))
+    memories_changed_on_commit(end_user_ids=end_user_ids)
     return len(memories)
 
 
@@ -189,17 +190,6 @@ def memory_cap_enforce(*, end_user: EndUser, cap: int) -> list[str]:
         actor="per-user cap",
     )
     return [memory.id for memory in victims]
-
-
-def recall_invalidate(end_user_ids: Iterable[int]) -> None:
-    """Drop the recall index of each user whose memories changed (best effort)."""
-    from recall.index import user_index_invalidate
-
-    for end_user_id in end_user_ids:
-        try:
-            user_index_invalidate(end_user_id=end_user_id)
-        except Exception:  # a cache outage must not fail a committed write
-            logger.warning("could not invalidate the recall index of user %s", end_user_id)
 
 
 @transaction.atomic

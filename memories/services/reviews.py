@@ -26,23 +26,22 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import partial
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from extraction.candidates import content_hash, embedding_text
+from integrations.embeddings import EmbeddingError, current_model_id, embed_texts
 from memories.models import (
-    CAPTION_MAX_LENGTH,
-    FULL_TEXT_MAX_LENGTH,
     DeletionRecord,
     EndUser,
     Memory,
     MemoryVersion,
     ReviewItem,
 )
-from memories.services.memories import memory_delete_many, memory_version_record, recall_invalidate
+from memories.services.memories import memory_delete_many, memory_version_record
+from memories.signals import memories_changed_on_commit
+from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, content_hash, embedding_text
 
 logger = logging.getLogger(__name__)
 
@@ -86,8 +85,6 @@ def _clean_text(caption: str, full_text: str) -> tuple[str, str]:
 
 def _embed(caption: str, full_text: str) -> _Vector:
     """Embed edited text before any lock is taken; on failure store no vector (`reembed` fixes)."""
-    from recall.embeddings import EmbeddingError, current_model_id, embed_texts
-
     try:
         vector = embed_texts([embedding_text(caption, full_text)])[0]
         return _Vector([float(x) for x in vector], current_model_id())
@@ -176,7 +173,7 @@ def _review_item_resolve_locked(
     item.resolved_at = timezone.now()
     # Not `new_memory`: a discarded memory's deletion has already set it to NULL.
     item.save(update_fields=["status", "resolution", "resolved_by", "resolved_at"])
-    transaction.on_commit(partial(recall_invalidate, [end_user_id]))
+    memories_changed_on_commit(end_user_ids=[end_user_id])
     return item
 
 
@@ -404,5 +401,5 @@ def _memory_operator_edit_locked(
         full_text_before=full_text_before if text_changed else "",
         note="edited in the admin",
     )
-    transaction.on_commit(partial(recall_invalidate, [memory.end_user_id]))
+    memories_changed_on_commit(end_user_ids=[memory.end_user_id])
     return memory

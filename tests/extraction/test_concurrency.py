@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 from django.db import connection
 
-from extraction.services import extraction_perform
+from extraction.jobs import extraction_perform
 from memories.models import Memory
 from memory_platform.exceptions import ApplicationError
 from tests.factories import TenantFactory

@@ -7,8 +7,8 @@ import uuid
 import pytest
 from django.core.management import call_command
 
+from extraction.jobs import extraction_perform
 from extraction.models import ExtractionJob
-from extraction.services import extraction_perform
 from memories.models import DeletionRecord, Memory, MemoryVersion, ReviewItem
 from memory_platform.exceptions import UpstreamUnavailable
 from tests.scripted_llm import ScriptedLLM, fact

@@ -6,11 +6,9 @@ import json
 
 import pytest
 
+from bench.llm_stub import error, fenced, truncated, with_prose
 from extraction.candidates import Candidate
-from extraction.llm import LLMBadResponse, LLMUnavailable
 from extraction.prompts import (
-    CAPTION_MAX,
-    FULL_TEXT_MAX,
     build_contradiction_messages,
     build_extraction_messages,
     extract_with_llm,
@@ -18,7 +16,9 @@ from extraction.prompts import (
     parse_contradiction_reply,
     parse_extraction_reply,
 )
-from tests.llm_stub import error, fenced, truncated, with_prose
+from integrations.llm import LLMBadResponse, LLMUnavailable
+from memories.text import CAPTION_MAX_LENGTH as CAPTION_MAX
+from memories.text import FULL_TEXT_MAX_LENGTH as FULL_TEXT_MAX
 
 BERLIN = {
     "caption": "User lives in Berlin",

@@ -8,8 +8,8 @@ import uuid
 import pytest
 from celery.contrib.testing.worker import start_worker
 
+from extraction.jobs import extraction_perform
 from extraction.models import ExtractionJob
-from extraction.services import extraction_perform
 from memory_platform.celery import app as celery_app
 from tests.factories import TenantFactory
 from tests.scripted_llm import ScriptedLLM, fact

@@ -9,12 +9,12 @@ import uuid
 import pytest
 from rest_framework.test import APIClient
 
+from bench.llm_stub import empty_choices, truncated
+from extraction.decisions import NEAR_DUPLICATE_SIMILARITY
 from extraction.models import ExtractionJob
-from extraction.services import NEAR_DUPLICATE_SIMILARITY
+from integrations.embeddings import embed_texts
 from memories.models import DeletionRecord, Memory, ReviewItem, TenantAPIKey
-from recall.embeddings import embed_texts
 from tests.factories import TenantFactory, api_key_for
-from tests.llm_stub import empty_choices, truncated
 from tests.scripted_llm import ScriptedLLM, fact
 
 pytestmark = pytest.mark.django_db

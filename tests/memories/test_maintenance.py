@@ -14,11 +14,11 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from extraction.models import ExtractionJob
+from extraction.selectors import tenant_stats_with_jobs_list
+from integrations.embeddings import HASHING_MODEL_ID
 from memories.models import DeletionRecord, Memory
-from memories.selectors import tenant_stats_list
 from memories.services.maintenance import memory_prune, memory_reembed
 from memories.tasks import prune_memories
-from recall.embeddings import HASHING_MODEL_ID
 from tests.factories import EndUserFactory, TenantFactory
 from tests.memories.test_reviews import conflict_make, memory_make
 
@@ -238,15 +238,15 @@ def test_reembed_leaves_up_to_date_vectors_alone_unless_asked(end_user):
 
 def test_reembed_skips_a_memory_whose_text_changed_while_it_was_embedded(end_user, monkeypatch):
     memory = _stale(end_user, "User likes jazz")
-    from recall import embeddings
+    from memories.services import maintenance
 
-    real = embeddings.embed_texts
+    real = maintenance.embed_texts
 
     def embed_while_someone_edits(texts):
         Memory.objects.filter(pk=memory.pk).update(full_text="User likes free jazz")
         return real(texts)
 
-    monkeypatch.setattr(embeddings, "embed_texts", embed_while_someone_edits)
+    monkeypatch.setattr(maintenance, "embed_texts", embed_while_someone_edits)
 
     result = memory_reembed()
 
@@ -288,7 +288,7 @@ def test_tenant_stats_count_users_memories_reviews_and_jobs_per_tenant_in_one_qu
         )
 
     with CaptureQueriesContext(connection) as queries:
-        stats = {tenant.name: tenant for tenant in tenant_stats_list()}
+        stats = {tenant.name: tenant for tenant in tenant_stats_with_jobs_list()}
 
     assert len(queries) == 1
     a, g = stats["acme"], stats["globex"]

@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from extraction.candidates import content_hash
+from integrations.embeddings import HASHING_MODEL_ID
 from memories.models import DeletionRecord, EndUser, Memory, MemoryVersion, ReviewItem
 from memories.services.reviews import (
     ReviewAlreadyResolved,
@@ -17,7 +17,8 @@ from memories.services.reviews import (
     review_item_resolve,
     review_item_resolve_many,
 )
-from recall.embeddings import HASHING_MODEL_ID
+from memories.signals import memories_changed
+from memories.text import content_hash
 from tests.factories import EndUserFactory, MemoryFactory
 
 Resolution = ReviewItem.Resolution
@@ -284,22 +285,28 @@ def test_keep_new_is_refused_once_the_new_memory_was_deleted_but_keep_existing_w
     assert ReviewItem.objects.get(pk=item.pk).status == "resolved"
 
 
-def test_a_resolution_invalidates_the_users_recall_index_after_commit(
-    end_user, operator, monkeypatch, django_capture_on_commit_callbacks
+def test_a_resolution_announces_the_users_changed_memories_once_after_commit(
+    end_user, operator, django_capture_on_commit_callbacks
 ):
-    invalidated = []
-    monkeypatch.setattr(
-        "recall.index.user_index_invalidate",
-        lambda *, end_user_id: invalidated.append(end_user_id),
-    )
-    item = conflict_make(end_user)
+    announced = []
 
-    with django_capture_on_commit_callbacks(execute=True):
-        review_item_resolve(
-            review_item_id=item.pk, resolution=Resolution.KEEP_NEW, operator=operator
-        )
+    def listen(*, end_user_ids, **kwargs):
+        announced.append(end_user_ids)
 
-    assert invalidated and set(invalidated) == {end_user.pk}
+    memories_changed.connect(listen)
+    try:
+        item = conflict_make(end_user)
+        with django_capture_on_commit_callbacks(execute=False) as callbacks:
+            review_item_resolve(
+                review_item_id=item.pk, resolution=Resolution.KEEP_NEW, operator=operator
+            )
+        assert announced == []  # nothing before the commit
+        for callback in callbacks:
+            callback()
+    finally:
+        memories_changed.disconnect(listen)
+
+    assert announced == [frozenset({end_user.pk})]
 
 
 def test_bulk_resolution_resolves_pending_items_and_skips_the_others(end_user, operator):

@@ -6,8 +6,8 @@ import hashlib
 
 import pytest
 
+from integrations.embeddings import current_model_id, embed_texts
 from memories.models import EndUser, Memory
-from recall.embeddings import current_model_id, embed_texts
 from recall.index import local_index_clear
 
 

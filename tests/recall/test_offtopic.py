@@ -2,7 +2,7 @@
 
 import pytest
 
-from recall.bench import offtopic_evaluate, offtopic_load, offtopic_user_create
+from bench.recall import offtopic_evaluate, offtopic_load, offtopic_user_create
 
 pytestmark = pytest.mark.django_db
 

@@ -1,10 +1,10 @@
 import pytest
 from django.utils import timezone
 
+from integrations.embeddings import EmbeddingError
 from memories.models import Memory
 from recall import selectors
 from recall.access import access_flush
-from recall.embeddings import EmbeddingError
 from recall.index import user_index_invalidate
 from recall.selectors import RelevantMemory, memory_relevant_list
 from tests.factories import EndUserFactory

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from extraction.services import extraction_jobs_retry_failed
+from extraction.jobs import extraction_jobs_retry_failed
 
 
 class Command(BaseCommand):

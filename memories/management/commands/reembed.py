@@ -7,6 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from integrations.embeddings import EmbeddingError
 from memories.models import EndUser
 from memories.services.maintenance import memory_reembed
 
@@ -65,8 +66,6 @@ class Command(BaseCommand):
             if not end_user_ids:
                 raise CommandError("none of the given users exists")
         progress = None if options["no_progress"] else ProgressBar(self.stderr)
-
-        from recall.embeddings import EmbeddingError
 
         try:
             result = memory_reembed(

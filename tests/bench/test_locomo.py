@@ -1,6 +1,6 @@
 import pytest
 
-from recall.locomo import EvidenceStats, Metrics, conversation_load, parse_evidence, parse_range
+from bench.locomo import EvidenceStats, Metrics, conversation_load, parse_evidence, parse_range
 
 
 @pytest.mark.parametrize(

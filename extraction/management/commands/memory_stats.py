@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memories.selectors import tenant_stats_list
+from extraction.selectors import tenant_stats_with_jobs_list
 
 COLUMNS = [
     ("users", "users"),
@@ -36,7 +36,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        tenants = tenant_stats_list()
+        tenants = tenant_stats_with_jobs_list()
         if options["tenant"]:
             tenants = tenants.filter(name=options["tenant"])
         rows = [

@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.module_loading import import_string
 
-from extraction.evaluation import DEFAULT_LABELLED_SET, MATCH_THRESHOLD, evaluate_extractor
+from bench.extractor_eval import DEFAULT_LABELLED_SET, MATCH_THRESHOLD, evaluate_extractor
 
 DEFAULT_EXTRACTOR = "extraction.rules.extract_candidates"
 

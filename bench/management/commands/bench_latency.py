@@ -11,18 +11,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from bench.llm_stub import LLMStub, rules_chat_reply
+from bench.loadtest.client import extract_request, http_load, relevant_request
+from bench.loadtest.seeding import end_users_create, memories_seed, memories_unseed, prompt_stream
+from bench.loadtest.server import gunicorn_server
 from memories.models import EndUser, Memory, Tenant, TenantAPIKey
-from recall.loadtest import (
-    StubLLM,
-    end_users_create,
-    extract_request,
-    gunicorn_server,
-    http_load,
-    memories_seed,
-    memories_unseed,
-    prompt_stream,
-    relevant_request,
-)
 
 BENCH_TENANT = "bench-latency"
 
@@ -109,8 +102,16 @@ class Command(BaseCommand):
 
     def _env(self, **extra: str) -> dict[str, str]:
         env = dict(os.environ)
-        # The per-user rate limit would turn a load test into a 429 test.
-        env.update({"MEMORY_RATE_LIMIT": "1000000000", "LOG_LEVEL": "WARNING"}, **extra)
+        # The server runs the production settings (without the bench app); the per-user rate
+        # limit would turn a load test into a 429 test.
+        env.update(
+            {
+                "DJANGO_SETTINGS_MODULE": "memory_platform.settings",
+                "MEMORY_RATE_LIMIT": "1000000000",
+                "LOG_LEVEL": "WARNING",
+            },
+            **extra,
+        )
         return env
 
     def _relevant(
@@ -168,24 +169,27 @@ class Command(BaseCommand):
                 address=address, api_key=api_key, make_request=make, clients=1, total=count
             )
             results["offline_extractor"] = result.summary()
-        with StubLLM() as stub:
+        stub = LLMStub().always(rules_chat_reply).start()
+        try:
             env = self._env(
                 MEMORY_EXTRACTOR="llm", OPENAI_API_KEY="bench-stub", OPENAI_BASE_URL=stub.base_url
             )
             with gunicorn_server(workers=self.options["workers"], env=env) as address:
                 make = extract_request(user_ids=users, seed=2)
                 http_load(address=address, api_key=api_key, make_request=make, clients=1, total=10)
-                calls, seconds = stub.calls, stub.seconds
+                calls, seconds = len(stub.calls), stub.handling_seconds
                 result = http_load(
                     address=address, api_key=api_key, make_request=make, clients=1, total=count
                 )
                 summary = result.summary()
-                made = stub.calls - calls
+                made = len(stub.calls) - calls
                 summary["llm_calls_per_request"] = round(made / max(len(result.latencies), 1), 2)
                 summary["llm_ms_per_request"] = round(
-                    1000 * (stub.seconds - seconds) / max(len(result.latencies), 1), 2
+                    1000 * (stub.handling_seconds - seconds) / max(len(result.latencies), 1), 2
                 )
                 results["stub_llm"] = summary
+        finally:
+            stub.stop()
         return results
 
     def _print(self, report: dict) -> None:

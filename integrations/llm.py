@@ -16,9 +16,11 @@ counted (jobs record LLM calls) and malformed bodies are retried like transient 
 from __future__ import annotations
 
 import email.utils
+import json
 import logging
 import math
 import random
+import re
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -229,3 +231,20 @@ def _retry_delay(attempt: int, retry_after: float | None) -> float | None:
     delay = min(base * 2 ** (attempt - 1), MAX_BACKOFF)
     # Jitter spreads out workers that failed together so they don't retry in lockstep.
     return delay * (1 - 0.25 * random.random())
+
+
+# --- quoting data into prompts and reading replies -------------------------------------------
+
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+
+
+def quote_json(value: Any) -> str:
+    """JSON with `<` and `>` escaped, so quoted text cannot open or close a delimiter."""
+    return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def strip_reasoning(text: str) -> str:
+    """Remove reasoning-model <think> blocks; an unclosed one means there is no answer yet."""
+    text = _THINK.sub("", text)
+    opened = text.lower().find("<think>")
+    return text[:opened] if opened != -1 else text

@@ -11,9 +11,7 @@ from typing import Any
 
 from extraction.candidates import Candidate
 
-DEFAULT_LABELLED_SET = (
-    Path(__file__).resolve().parent.parent / "tests" / "data" / "extraction_labelled.jsonl"
-)
+DEFAULT_LABELLED_SET = Path(__file__).resolve().parent / "data" / "extraction_labelled.jsonl"
 MATCH_THRESHOLD = 0.6
 
 Extractor = Callable[[list[dict[str, str]]], Sequence[Candidate]]

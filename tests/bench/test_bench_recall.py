@@ -4,8 +4,9 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from bench.management.commands.bench_recall import Command as BenchRecall
+from bench.recall import BENCH_TENANT
 from memories.models import EndUser, Memory, Tenant
-from recall.bench import BENCH_TENANT
 
 pytestmark = pytest.mark.django_db
 
@@ -51,7 +52,7 @@ def test_bench_recall_prints_the_documented_json(locomo_file, corpus):
     out = StringIO()
 
     call_command(
-        "bench_recall",
+        BenchRecall(),
         "--data", str(locomo_file),
         "--conversations", "0",
         "--corpus", corpus,
@@ -80,7 +81,7 @@ def test_bench_recall_prints_the_documented_json(locomo_file, corpus):
 
 
 def test_bench_recall_cleans_up_its_tenant(locomo_file):
-    call_command("bench_recall", "--data", str(locomo_file), "--conversations", "0",
+    call_command(BenchRecall(), "--data", str(locomo_file), "--conversations", "0",
                  "--offtopic", stdout=StringIO())  # fmt: skip
 
     assert not Tenant.objects.filter(name=BENCH_TENANT).exists()
@@ -91,7 +92,7 @@ def test_bench_recall_cleans_up_its_tenant(locomo_file):
 def test_bench_recall_reports_the_offtopic_set(locomo_file):
     out = StringIO()
 
-    call_command("bench_recall", "--data", str(locomo_file), "--conversations", "0",
+    call_command(BenchRecall(), "--data", str(locomo_file), "--conversations", "0",
                  "--methods", "hybrid", "--offtopic", "--json", stdout=out)  # fmt: skip
 
     offtopic = json.loads(out.getvalue())["offtopic"]["hybrid"]

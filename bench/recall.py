@@ -13,25 +13,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from extraction.candidates import content_hash, embedding_text
-from memories.models import (
-    CAPTION_MAX_LENGTH,
-    FULL_TEXT_MAX_LENGTH,
-    AgentSession,
-    EndUser,
-    Memory,
-    Tenant,
-)
-from recall.embeddings import current_model_id, embed_texts
+from integrations.embeddings import current_model_id, embed_texts
+from memories.models import AgentSession, EndUser, Memory, Tenant
+from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, content_hash, embedding_text
 from recall.index import user_index_invalidate
 from recall.selectors import memory_relevant_list
 
 BENCH_TENANT = "bench-recall"
-OFFTOPIC_PATH = Path(settings.BASE_DIR) / "tests" / "data" / "offtopic.json"
+OFFTOPIC_PATH = Path(__file__).resolve().parent / "data" / "offtopic.json"
 
 
 def bench_tenant_reset(*, name: str = BENCH_TENANT) -> Tenant:

@@ -10,8 +10,9 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memories.models import EndUser
-from recall.bench import (
+from bench.locomo import CORPORA, Conversation, Metrics, locomo_load, parse_range
+from bench.recall import (
+    OFFTOPIC_PATH,
     bench_memories_create,
     bench_tenant_delete,
     bench_tenant_reset,
@@ -20,9 +21,9 @@ from recall.bench import (
     offtopic_user_create,
     percentile,
 )
-from recall.embeddings import query_cache
+from integrations.embeddings import query_cache
+from memories.models import EndUser
 from recall.index import local_index_clear, user_index_get
-from recall.locomo import CORPORA, Conversation, Metrics, locomo_load, parse_range
 from recall.selectors import memory_relevant_list
 
 DEFAULT_DATA = Path(settings.BASE_DIR).parent / "shared" / "data" / "locomo10.json"
@@ -52,9 +53,9 @@ class Command(BaseCommand):
             "--offtopic",
             nargs="?",
             type=Path,
-            const=Path(settings.BASE_DIR) / "tests" / "data" / "offtopic.json",
+            const=OFFTOPIC_PATH,
             default=None,
-            help="also run the off-topic set (default file tests/data/offtopic.json)",
+            help="also run the off-topic set (default file bench/data/offtopic.json)",
         )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 

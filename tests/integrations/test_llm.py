@@ -8,7 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 import openai
 import pytest
 
-from extraction.llm import (
+from bench.llm_stub import LLMStub, StubReply, content, empty_choices, error, malformed
+from integrations.llm import (
     LLMBadResponse,
     LLMError,
     LLMRejected,
@@ -16,7 +17,6 @@ from extraction.llm import (
     chat,
     llm_configured,
 )
-from tests.llm_stub import LLMStub, StubReply, content, empty_choices, error, malformed
 from tests.processes import free_port
 
 HELLO = [{"role": "user", "content": "Say hello"}]

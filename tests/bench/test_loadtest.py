@@ -4,17 +4,17 @@ import urllib.request
 
 import pytest
 
-from memories.models import Memory
-from recall.embeddings import current_model_id
-from recall.loadtest import (
-    LoadResult,
-    StubLLM,
+from bench.llm_stub import LLMStub, rules_chat_reply
+from bench.loadtest.client import LoadResult
+from bench.loadtest.seeding import (
     end_users_create,
     fact_pool,
     memories_seed,
     memories_unseed,
     prompt_stream,
 )
+from integrations.embeddings import current_model_id
+from memories.models import Memory
 
 
 def test_the_fact_pool_and_the_prompts_are_distinct():
@@ -58,8 +58,8 @@ def test_a_load_summary_reports_percentiles_throughput_and_errors():
     assert summary["p50_ms"] == pytest.approx(50.5) and summary["p99_ms"] == pytest.approx(99.01)
 
 
-def test_the_stub_llm_answers_extraction_and_contradiction_prompts():
-    def ask(stub: StubLLM, content: str) -> str:
+def test_the_rules_stub_llm_answers_extraction_and_contradiction_prompts():
+    def ask(stub: LLMStub, content: str) -> str:
         body = json.dumps({"model": "m", "messages": [{"role": "user", "content": content}]})
         request = urllib.request.Request(
             f"{stub.base_url}/chat/completions", data=body.encode(), method="POST"
@@ -67,13 +67,16 @@ def test_the_stub_llm_answers_extraction_and_contradiction_prompts():
         with urllib.request.urlopen(request, timeout=5) as response:
             return json.loads(response.read())["choices"][0]["message"]["content"]
 
-    with StubLLM() as stub:
+    stub = LLMStub().always(rules_chat_reply).start()
+    try:
         conversation = json.dumps({"role": "user", "content": "I work as a nurse in Leeds."})
         facts = json.loads(ask(stub, f"<conversation>\n{conversation}\n</conversation>"))
         verdict = json.loads(
             ask(stub, '<statements>\n{"new": "a", "existing": "b"}\n</statements>')
         )
+    finally:
+        stub.stop()
 
     assert facts[0]["caption"] == "User works as a nurse in Leeds"
     assert verdict["contradiction"] is False
-    assert stub.calls == 2
+    assert len(stub.calls) == 2

@@ -1,0 +1,117 @@
+"""The extraction API: POST /memories/extract and GET /memories/jobs/{id}."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from extraction.jobs import extraction_job_memories, extraction_perform
+from extraction.selectors import extraction_job_get
+from memories.api_base import StrictUUIDField, UserScopedApi, error_responses, validated
+from memories.selectors import memory_visible_count
+from memory_platform.exceptions import NotFound
+
+MAX_MESSAGES = 500
+MAX_MESSAGE_CHARS = 20_000
+MAX_CONVERSATION_CHARS = 200_000
+
+
+class MemorySavedSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    caption = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class MemoryExtractApi(UserScopedApi):
+    """POST /memories/extract: remember the durable facts of a finished conversation."""
+
+    class InputSerializer(serializers.Serializer):
+        class MessageSerializer(serializers.Serializer):
+            role = serializers.ChoiceField(choices=["user", "assistant", "system"])
+            content = serializers.CharField(max_length=MAX_MESSAGE_CHARS)
+
+        user_id = StrictUUIDField()
+        conversation = MessageSerializer(many=True, allow_empty=False, max_length=MAX_MESSAGES)
+        session_id = serializers.CharField(
+            max_length=255, required=False, allow_null=True, allow_blank=True
+        )
+
+        def validate_conversation(self, value: list[dict[str, str]]) -> list[dict[str, str]]:
+            if sum(len(message["content"]) for message in value) > MAX_CONVERSATION_CHARS:
+                raise serializers.ValidationError(
+                    f"The conversation is over {MAX_CONVERSATION_CHARS} characters."
+                )
+            return value
+
+    class OutputSerializer(serializers.Serializer):
+        memories_saved = MemorySavedSerializer(many=True)
+        total_user_memories = serializers.IntegerField()
+
+    class QueuedSerializer(serializers.Serializer):
+        job_id = serializers.UUIDField()
+
+    @extend_schema(
+        operation_id="memories_extract",
+        request=InputSerializer,
+        parameters=[
+            OpenApiParameter(
+                "async", bool, description="Answer 202 with a job id; a worker extracts."
+            )
+        ],
+        responses={
+            201: OutputSerializer,
+            200: OpenApiResponse(OutputSerializer, description="The same conversation again."),
+            202: QueuedSerializer,
+            **error_responses(400, 401, 413, 429, 502, 503),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = validated(self.InputSerializer, request.data)
+        run_async = request.query_params.get("async", "").lower() in {"1", "true", "yes"}
+        outcome = extraction_perform(
+            tenant=request.user.tenant,
+            external_id=data["user_id"],
+            messages=data["conversation"],
+            session_id=data.get("session_id") or None,
+            run_async=run_async or settings.MEMORY_ASYNC_EXTRACTION,
+        )
+        if outcome.state == "queued":
+            return Response(self.QueuedSerializer({"job_id": outcome.job.id}).data, status=202)
+        body = self.OutputSerializer(
+            {"memories_saved": outcome.memories, "total_user_memories": outcome.total_user_memories}
+        ).data
+        return Response(body, status=201 if outcome.state == "extracted" else 200)
+
+
+class ExtractionJobApi(APIView):
+    """GET /memories/jobs/{id}: the state of an asynchronous extraction."""
+
+    class OutputSerializer(serializers.Serializer):
+        job_id = serializers.UUIDField(source="job.id")
+        status = serializers.CharField(source="job.status")
+        memories_saved = MemorySavedSerializer(many=True)
+        total_user_memories = serializers.IntegerField()
+        error = serializers.CharField(source="job.error")
+        created_at = serializers.DateTimeField(source="job.created_at")
+        finished_at = serializers.DateTimeField(source="job.finished_at", allow_null=True)
+
+    @extend_schema(
+        operation_id="memories_job",
+        responses={200: OutputSerializer, **error_responses(401, 404, 503)},
+    )
+    def get(self, request: Request, job_id: uuid.UUID) -> Response:
+        job = extraction_job_get(tenant=request.user.tenant, job_id=job_id)
+        if job is None:
+            raise NotFound("Unknown job id for this API key.")
+        body = {
+            "job": job,
+            "memories_saved": extraction_job_memories(job=job),
+            "total_user_memories": memory_visible_count(end_user=job.end_user),
+        }
+        return Response(self.OutputSerializer(body).data)

@@ -1,0 +1,238 @@
+"""The life of an extraction job: submit a conversation, run it (now or in a worker), replay it.
+
+One job per (end user, conversation): the same conversation again finds the first job, so it
+is extracted once. The job keeps the conversation until it succeeds, so a failing LLM never
+loses it. Running a job is steps 3-6 of the write path in one transaction under a row lock on
+the end user, so concurrent extractions for one user cannot break the cap or duplicate a memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import uuid
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from extraction.models import ExtractionJob
+from extraction.pipeline import Usage, conversation_memories_write
+from integrations.embeddings import EmbeddingError
+from integrations.llm import LLMError
+from memories.models import EndUser, Memory, Tenant
+from memories.selectors import memory_visible_count
+from memories.services.memories import (
+    agent_session_get_or_create,
+    end_user_get_or_create,
+    memory_cap_enforce,
+)
+from memories.signals import memories_changed_on_commit
+from memory_platform.celery import app as celery_app
+from memory_platform.exceptions import UpstreamUnavailable
+
+logger = logging.getLogger(__name__)
+
+# The Celery task that runs a job (extraction/tasks.py registers it under this name).
+JOB_RUN_TASK = "extraction.job_run"
+
+
+class ExtractionFailed(Exception):
+    """The extractor (LLM or embedder) failed; the job and its conversation are kept."""
+
+    def __init__(self, job: ExtractionJob, cause: Exception):
+        super().__init__(str(cause))
+        self.job = job
+        self.cause = cause
+
+
+def conversation_hash(*, external_id: uuid.UUID, messages: list[dict[str, str]]) -> str:
+    """SHA-256 of the canonical conversation and the user it belongs to."""
+    canonical = json.dumps(
+        {
+            "user": str(external_id),
+            "conversation": [{"role": m["role"], "content": m["content"]} for m in messages],
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@transaction.atomic
+def extraction_job_submit(
+    *,
+    tenant: Tenant,
+    external_id: uuid.UUID,
+    messages: list[dict[str, str]],
+    session_id: str | None = None,
+) -> tuple[ExtractionJob, bool]:
+    """Record the conversation as a job (or find the job of the same conversation)."""
+    end_user = end_user_get_or_create(tenant=tenant, external_id=external_id)
+    session = (
+        agent_session_get_or_create(end_user=end_user, external_id=session_id)
+        if session_id
+        else None
+    )
+    messages = [{"role": m["role"], "content": m["content"]} for m in messages]
+    job, created = ExtractionJob.objects.get_or_create(
+        end_user=end_user,
+        conversation_hash=conversation_hash(external_id=external_id, messages=messages),
+        defaults={"conversation": messages, "session": session},
+    )
+    return job, created
+
+
+def extraction_job_run(*, job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
+    """Run one job to the end; return it and whether it ran now (False: it had succeeded).
+
+    Raises ExtractionFailed after recording the failure on the job, conversation kept.
+    """
+    ExtractionJob.objects.filter(pk=job_id).exclude(status=ExtractionJob.Status.SUCCEEDED).update(
+        status=ExtractionJob.Status.RUNNING, started_at=timezone.now()
+    )
+    usage = Usage()
+    try:
+        with transaction.atomic():
+            job = ExtractionJob.objects.select_related("end_user", "session").get(pk=job_id)
+            # The per-user lock: every write for this user waits here for the one before it.
+            EndUser.objects.select_for_update().get(pk=job.end_user_id)
+            job = ExtractionJob.objects.select_for_update().get(pk=job_id)
+            if job.status == ExtractionJob.Status.SUCCEEDED:
+                return job, False
+            saved, extractor = conversation_memories_write(
+                end_user=job.end_user,
+                messages=job.conversation,
+                session=job.session,
+                usage=usage,
+                actor=f"extraction job {job.id}",
+            )
+            memory_cap_enforce(end_user=job.end_user, cap=settings.MEMORY_USER_CAP)
+            surviving = Memory.objects.filter(id__in=[m.id for m in saved])
+            job.memories_saved.set(surviving)
+            job.status = ExtractionJob.Status.SUCCEEDED
+            job.extractor = extractor
+            job.error = ""
+            # The conversation was kept only for a retry; once done, the hash alone answers
+            # repeats, and a later deletion of the memories leaves no copy of their text here.
+            job.conversation = []
+            job.finished_at = timezone.now()
+            job.attempts += 1
+            _add_usage(job, usage)
+            job.save()
+            memories_changed_on_commit(end_user_ids=[job.end_user_id])
+            return job, True
+    except (LLMError, EmbeddingError) as exc:
+        job = _job_record_failure(job_id=job_id, error=exc, usage=usage)
+        raise ExtractionFailed(job, exc) from exc
+
+
+def _add_usage(job: ExtractionJob, usage: Usage) -> None:
+    job.llm_calls += usage.llm_calls
+    job.prompt_tokens += usage.prompt_tokens
+    job.completion_tokens += usage.completion_tokens
+    job.truncated_messages = max(job.truncated_messages, usage.truncated_messages)
+
+
+@transaction.atomic
+def _job_record_failure(*, job_id: uuid.UUID, error: Exception, usage: Usage) -> ExtractionJob:
+    job = ExtractionJob.objects.select_for_update().get(pk=job_id)
+    job.status = ExtractionJob.Status.FAILED
+    job.error = f"{type(error).__name__}: {error}"[:2000]
+    job.attempts += 1
+    job.finished_at = timezone.now()
+    _add_usage(job, usage)
+    job.save()
+    return job
+
+
+@dataclass
+class ExtractionOutcome:
+    """What POST /memories/extract answers: the job, its memories, and how it was served."""
+
+    job: ExtractionJob
+    state: str  # "extracted" (ran now), "replayed" (an earlier result) or "queued"
+    memories: list[Memory]
+    total_user_memories: int
+
+
+def extraction_job_memories(*, job: ExtractionJob) -> list[Memory]:
+    """The job's saved memories that still exist, oldest first."""
+    return list(job.memories_saved.order_by("created_at", "id"))
+
+
+def extraction_perform(
+    *,
+    tenant: Tenant,
+    external_id: uuid.UUID,
+    messages: list[dict[str, str]],
+    session_id: str | None = None,
+    run_async: bool = False,
+) -> ExtractionOutcome:
+    """Extract memories from one conversation, once: a repeat returns the first result."""
+    job, _ = extraction_job_submit(
+        tenant=tenant, external_id=external_id, messages=messages, session_id=session_id
+    )
+    if job.status == ExtractionJob.Status.SUCCEEDED:
+        state = "replayed"
+    elif run_async:
+        # Answered as queued even when the task ran inline (no broker): the caller polls the job.
+        extraction_job_enqueue(job_id=job.id)
+        return ExtractionOutcome(job=job, state="queued", memories=[], total_user_memories=0)
+    else:
+        try:
+            job, ran = extraction_job_run(job_id=job.id)
+        except ExtractionFailed as failure:
+            raise UpstreamUnavailable(
+                "Extraction failed: the language model is unavailable. The conversation is kept "
+                "and will be retried (python manage.py retry_failed_jobs).",
+                extra={"job_id": str(failure.job.id)},
+            ) from failure
+        state = "extracted" if ran else "replayed"
+    return ExtractionOutcome(
+        job=job,
+        state=state,
+        memories=extraction_job_memories(job=job),
+        total_user_memories=memory_visible_count(end_user=job.end_user),
+    )
+
+
+def extraction_job_enqueue(*, job_id: uuid.UUID) -> None:
+    """Hand the job to a Celery worker after commit; run it inline if the broker is down."""
+
+    def send() -> None:
+        try:
+            # By name: the task module imports this one, never the other way round.
+            celery_app.tasks[JOB_RUN_TASK].delay(str(job_id))
+        except ExtractionFailed:
+            pass  # an inline (eager) run failed: the job records it for a replay
+        except Exception:
+            # The broker is unreachable: degrade to running it here rather than lose it.
+            logger.exception("could not enqueue extraction job %s; running it inline", job_id)
+            with contextlib.suppress(ExtractionFailed):
+                extraction_job_run(job_id=job_id)
+
+    transaction.on_commit(send)
+
+
+def extraction_jobs_retry_failed(*, dry_run: bool = False, limit: int | None = None) -> dict:
+    """Replay failed jobs (oldest first) with their kept conversations; return counts."""
+    jobs = ExtractionJob.objects.filter(status=ExtractionJob.Status.FAILED).order_by("created_at")
+    ids = list(
+        jobs.values_list("id", flat=True)[:limit] if limit else jobs.values_list("id", flat=True)
+    )
+    summary = {"found": len(ids), "succeeded": 0, "failed": 0}
+    if dry_run:
+        return summary
+    for job_id in ids:
+        try:
+            extraction_job_run(job_id=job_id)
+        except ExtractionFailed:
+            summary["failed"] += 1
+        else:
+            summary["succeeded"] += 1
+    return summary

@@ -1,0 +1,228 @@
+"""Admin pages of the memory store: tenants and keys, end users, memories and their history.
+
+Changes go through services (`memory_operator_edit`, `memory_delete_many`), reads through
+`memories.selectors`; the embedding is never loaded here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from rest_framework_api_key.admin import APIKeyModelAdmin
+
+from memories.models import (
+    AgentSession,
+    DeletionRecord,
+    EndUser,
+    Memory,
+    MemoryVersion,
+    Tenant,
+    TenantAPIKey,
+)
+from memories.selectors import memory_admin_list
+from memories.services.memories import memory_delete_many
+from memories.services.reviews import ReviewError, memory_operator_edit
+from memories.text import content_hash
+
+
+@admin.register(Tenant)
+class TenantAdmin(admin.ModelAdmin):
+    list_display = ["name", "is_active", "created_at"]
+    search_fields = ["name"]
+
+
+@admin.register(TenantAPIKey)
+class TenantAPIKeyAdmin(APIKeyModelAdmin):
+    list_display = [*APIKeyModelAdmin.list_display, "tenant"]
+    list_filter = [*APIKeyModelAdmin.list_filter, "tenant"]
+    list_select_related = ["tenant"]
+
+
+@admin.register(EndUser)
+class EndUserAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "tenant", "created_at"]
+    list_filter = ["tenant"]
+    list_select_related = ["tenant"]
+    search_fields = ["external_id"]
+
+
+@admin.register(AgentSession)
+class AgentSessionAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "end_user", "created_at"]
+    list_select_related = ["end_user"]
+    search_fields = ["external_id"]
+    raw_id_fields = ["end_user"]
+
+
+# --- memories -------------------------------------------------------------------------------
+
+
+class MemoryVersionInline(admin.TabularInline):
+    model = MemoryVersion
+    extra = 0
+    can_delete = False
+    fields = [
+        "version",
+        "action",
+        "status",
+        "caption_before",
+        "caption",
+        "full_text",
+        "actor_type",
+        "actor",
+        "note",
+        "created_at",
+    ]
+    readonly_fields = fields
+    ordering = ["version"]
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class MemoryAdminForm(forms.ModelForm):
+    """Only the text, category and confidence are the operator's to edit."""
+
+    class Meta:
+        model = Memory
+        fields = ["caption", "full_text", "category", "confidence"]
+        widgets = {"full_text": forms.Textarea(attrs={"rows": 4, "cols": 80})}
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        full_text = cleaned.get("full_text")
+        memory = self.instance
+        if (
+            full_text
+            and memory.status == Memory.Status.ACTIVE
+            and full_text != memory.full_text
+            and Memory.objects.filter(
+                end_user_id=memory.end_user_id,
+                status=Memory.Status.ACTIVE,
+                content_hash=content_hash(full_text),
+            )
+            .exclude(pk=memory.pk)
+            .exists()
+        ):
+            raise forms.ValidationError("Another active memory of this user already says this.")
+        return cleaned
+
+
+@admin.register(Memory)
+class MemoryAdmin(admin.ModelAdmin):
+    form = MemoryAdminForm
+    list_display = [
+        "id",
+        "caption",
+        "category",
+        "status",
+        "end_user",
+        "tenant",
+        "confidence",
+        "access_count",
+        "created_at",
+    ]
+    list_filter = ["status", "category", "end_user__tenant"]
+    list_select_related = ["end_user__tenant"]
+    search_fields = ["=id", "caption", "end_user__external_id"]
+    list_per_page = 100
+    show_full_result_count = False
+    fieldsets = [
+        (None, {"fields": ["caption", "full_text", "category", "confidence"]}),
+        (
+            "Generated",
+            {
+                "fields": [
+                    "id",
+                    "status",
+                    "end_user",
+                    "source_session",
+                    "content_hash",
+                    "embedding_model",
+                    "created_at",
+                    "updated_at",
+                    "last_accessed_at",
+                    "access_count",
+                ]
+            },
+        ),
+    ]
+    readonly_fields = fieldsets[1][1]["fields"]
+    inlines = [MemoryVersionInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Memory]:
+        return memory_admin_list()
+
+    @admin.display(ordering="end_user__tenant__name")
+    def tenant(self, memory: Memory) -> str:
+        return memory.end_user.tenant.name
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        # Memories come from the extraction pipeline, which hashes, embeds and deduplicates.
+        return False
+
+    def save_model(self, request: HttpRequest, obj: Memory, form: Any, change: bool) -> None:
+        try:
+            memory_operator_edit(
+                memory_id=obj.pk,
+                operator=request.user,
+                caption=form.cleaned_data["caption"],
+                full_text=form.cleaned_data["full_text"],
+                category=form.cleaned_data["category"],
+                confidence=form.cleaned_data["confidence"],
+            )
+        except ReviewError as exc:
+            messages.error(request, f"Not saved: {exc}")
+
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> tuple:
+        """A memory's versions go with it: the operator needs no right to delete versions."""
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        perms_needed.discard(MemoryVersion._meta.verbose_name)
+        return deleted, counts, perms_needed, protected
+
+    def delete_model(self, request: HttpRequest, obj: Memory) -> None:
+        self.delete_queryset(request, Memory.objects.filter(pk=obj.pk))
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Memory]) -> None:
+        memory_delete_many(
+            memories=queryset.only("id", "end_user_id"),
+            reason=DeletionRecord.Reason.OPERATOR,
+            actor_type=MemoryVersion.Actor.OPERATOR,
+            actor=request.user.get_username(),
+        )
+
+
+class _ReadOnlyAdmin(admin.ModelAdmin):
+    """An audit trail: shown, never written by hand."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(MemoryVersion)
+class MemoryVersionAdmin(_ReadOnlyAdmin):
+    list_display = ["memory", "version", "action", "status", "actor_type", "actor", "created_at"]
+    list_filter = ["action", "actor_type"]
+    list_select_related = ["memory"]
+    search_fields = ["=memory__id", "actor"]
+
+
+@admin.register(DeletionRecord)
+class DeletionRecordAdmin(_ReadOnlyAdmin):
+    list_display = ["memory_id", "end_user", "reason", "actor_type", "actor", "deleted_at"]
+    list_filter = ["reason", "actor_type"]
+    list_select_related = ["end_user"]
+    search_fields = ["=memory_id", "end_user__external_id"]

@@ -1,0 +1,78 @@
+"""What every API view of the apps shares: the error schema, strict input fields, the base view.
+
+Views of `memories`, `extraction` and `recall` build on this module, so the tenant scoping,
+the per-user rate limit and the documented errors are defined once.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import serializers
+from rest_framework.views import APIView
+
+from memories.models import EndUser
+from memories.selectors import end_user_get
+from memories.throttling import EndUserRateThrottle
+from memory_platform.exceptions import NotFound
+
+MEMORY_ID_PATTERN = re.compile(r"^mem_[A-Za-z0-9]{16}$")
+
+
+class ErrorSerializer(serializers.Serializer):
+    class ErrorBody(serializers.Serializer):
+        code = serializers.CharField()
+        message = serializers.CharField()
+
+    error = ErrorBody()
+
+
+_ERROR_DESCRIPTIONS = {
+    400: "Invalid input (bad UUID, missing field, wrong type, bad ids, oversized).",
+    401: "Missing, unknown or revoked API key.",
+    404: "Unknown user_id or memory for this API key's tenant.",
+    413: "Request body over the size limit.",
+    429: "More than MEMORY_RATE_LIMIT requests a minute for this user_id (Retry-After).",
+    502: "The LLM failed; the conversation is kept as a failed job for a retry.",
+    503: "The database is unavailable.",
+}
+
+
+def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
+    """The OpenAPI responses of the given error statuses, all in the JSON error shape."""
+    return {
+        status: OpenApiResponse(ErrorSerializer, description=_ERROR_DESCRIPTIONS[status])
+        for status in statuses
+    }
+
+
+def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
+    """The validated data of `serializer_class` over `data`, or a 400."""
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+class StrictUUIDField(serializers.UUIDField):
+    """A UUID given as a string; DRF's own field would also take an integer."""
+
+    def to_internal_value(self, data: Any) -> uuid.UUID:
+        if not isinstance(data, str):
+            self.fail("invalid", value=data)
+        return super().to_internal_value(data)
+
+
+class UserScopedApi(APIView):
+    """Base of the endpoints that act for one end user: rate limited per user_id."""
+
+    throttle_classes = [EndUserRateThrottle]
+
+    def end_user(self, external_id: uuid.UUID) -> EndUser:
+        """The tenant's end user, or 404: another tenant's user is never revealed."""
+        end_user = end_user_get(tenant=self.request.user.tenant, external_id=external_id)
+        if end_user is None:
+            raise NotFound("Unknown user_id for this API key.")
+        return end_user
