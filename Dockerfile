@@ -8,6 +8,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY memory_platform ./memory_platform
+COPY integrations ./integrations
 COPY memories ./memories
 COPY extraction ./extraction
 COPY recall ./recall

@@ -1,4 +1,8 @@
-"""Offline extractor: the user's own durable statements, found by rules, in the third person."""
+"""Offline extractor: the user's own durable statements, found by rules, in the third person.
+
+One concept in one module, hence its length: a table of clause rules (one small function per
+kind of statement) and the one loop that applies them. Splitting it would scatter the table.
+"""
 
 from __future__ import annotations
 

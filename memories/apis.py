@@ -1,4 +1,4 @@
-"""The memory API's reads and deletion (DESIGN.md section 5): full, list, delete."""
+"""The memory API's reads and deletion: GET full and list, DELETE /memories/{id}."""
 
 from __future__ import annotations
 

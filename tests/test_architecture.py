@@ -1,0 +1,180 @@
+"""The dependency rule, read from the source tree: apps depend one way and no module circles.
+
+    memory_platform, integrations  <-  memories  <-  extraction | recall  <-  bench
+
+Every import counts, at module level or inside a function, `import x` and `from x import y`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("memory_platform", "integrations", "memories", "extraction", "recall", "bench")
+
+# What each top-level package may import of the others (itself always).
+ALLOWED: dict[str, set[str]] = {
+    "memory_platform": set(),
+    "integrations": set(),
+    "memories": {"memory_platform", "integrations"},
+    "extraction": {"memory_platform", "integrations", "memories"},
+    "recall": {"memory_platform", "integrations", "memories"},
+    "bench": {"memory_platform", "integrations", "memories", "extraction", "recall"},
+}
+RUNTIME = ("memory_platform", "integrations", "memories", "extraction", "recall")
+# Modules of one concept allowed past the size limit; each says why in its docstring.
+LONG_MODULES = {"extraction/rules.py"}
+MAX_LINES = 500
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _sources() -> dict[str, Path]:
+    """Every project module (migrations included) by dotted name."""
+    return {
+        _module_name(path): path
+        for package in PACKAGES
+        for path in sorted((ROOT / package).rglob("*.py"))
+    }
+
+
+def _imports(name: str, path: Path, known: set[str]) -> Iterator[tuple[str, int]]:
+    """The project modules `name` imports, with the line of each import."""
+    is_package = path.name == "__init__.py"
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: resolve against this module's package
+                base = name.split(".")
+                base = base[: len(base) - node.level + (1 if is_package else 0)]
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            for alias in node.names:
+                submodule = f"{module}.{alias.name}"
+                yield (submodule if submodule in known else module), node.lineno
+
+
+def _graph() -> dict[str, list[tuple[str, int]]]:
+    sources = _sources()
+    known = set(sources)
+    return {
+        name: [
+            (target, line)
+            for target, line in _imports(name, path, known)
+            if target.split(".")[0] in PACKAGES
+        ]
+        for name, path in sources.items()
+    }
+
+
+def test_imports_inside_functions_and_relative_ones_are_seen(tmp_path):
+    source = tmp_path / "module.py"
+    source.write_text(
+        "from memories.models import Memory\n"
+        "def f():\n"
+        "    from recall import selectors\n"
+        "    import extraction.jobs\n"
+        "from . import signals\n"
+    )
+    known = {"recall.selectors", "memories.signals"}
+
+    found = sorted(_imports("memories.services", source, known))
+
+    assert found == [
+        ("extraction.jobs", 4),
+        ("memories.models", 1),
+        ("memories.signals", 5),
+        ("recall.selectors", 3),
+    ]
+
+
+def test_the_source_tree_is_read():
+    graph = _graph()
+    assert ("memories.models", 9) in graph["extraction.models"]
+    assert any(target == "extraction.jobs" for target, _ in graph["extraction.tasks"])
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_each_package_imports_only_the_layers_below_it(package):
+    sources = _sources()
+    wrong = [
+        f"{sources[name].relative_to(ROOT)}:{line} imports {target}"
+        for name, edges in _graph().items()
+        if name.split(".")[0] == package
+        for target, line in edges
+        if target.split(".")[0] not in ALLOWED[package] | {package}
+    ]
+    assert not wrong, "imports against the dependency rule:\n" + "\n".join(wrong)
+
+
+def test_no_module_imports_itself_through_a_circle():
+    graph = {name: {target for target, _ in edges} for name, edges in _graph().items()}
+    state: dict[str, str] = {}
+    circles: list[list[str]] = []
+
+    def visit(name: str, trail: list[str]) -> None:
+        state[name] = "open"
+        for target in sorted(graph.get(name, ())):
+            if target == name or target not in graph:
+                continue
+            if state.get(target) == "open":
+                circles.append([*trail[trail.index(target) :], target])
+            elif target not in state:
+                visit(target, [*trail, target])
+        state[name] = "done"
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert not circles, "import circles:\n" + "\n".join(" -> ".join(c) for c in circles)
+
+
+def test_no_runtime_module_grows_past_the_size_limit_unless_it_is_one_concept():
+    long = [
+        f"{path.relative_to(ROOT)} ({lines} lines)"
+        for package in RUNTIME
+        for path in (ROOT / package).rglob("*.py")
+        if "migrations" not in path.parts
+        and (lines := len(path.read_text().splitlines())) > MAX_LINES
+        and str(path.relative_to(ROOT)) not in LONG_MODULES
+    ]
+    assert not long, "modules over the limit:\n" + "\n".join(long)
+
+
+def test_the_bench_app_is_not_installed_by_the_production_settings():
+    from django.conf import settings
+
+    from memory_platform import settings as production
+
+    assert "bench" not in production.INSTALLED_APPS
+    assert "bench" not in settings.INSTALLED_APPS
+
+
+def test_the_wheel_ships_the_runtime_packages_and_not_the_bench():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    shipped = project["tool"]["setuptools"]["packages"]["find"]["include"]
+    assert sorted(p.rstrip("*") for p in shipped) == sorted(RUNTIME)
+
+
+def test_the_docker_image_copies_every_runtime_package_and_not_the_bench():
+    copied = {
+        line.split()[1]
+        for line in (ROOT / "Dockerfile").read_text().splitlines()
+        if line.startswith("COPY ")
+    }
+    assert set(RUNTIME) <= copied
+    assert "bench" not in copied
