@@ -36,8 +36,9 @@ from memory_platform.exceptions import UpstreamUnavailable
 
 logger = logging.getLogger(__name__)
 
-# The Celery task that runs a job (extraction/tasks.py registers it under this name).
-JOB_RUN_TASK = "extraction.job_run"
+# The Celery task that runs a job (extraction/tasks.py registers it under this name, the one
+# Celery gave it by default before, so messages queued by an older release still run).
+JOB_RUN_TASK = "extraction.tasks.extraction_job_run_task"
 
 
 class ExtractionFailed(Exception):

@@ -8,8 +8,9 @@ import uuid
 import pytest
 from celery.contrib.testing.worker import start_worker
 
-from extraction.jobs import extraction_perform
+from extraction.jobs import JOB_RUN_TASK, extraction_perform
 from extraction.models import ExtractionJob
+from extraction.tasks import extraction_job_run_task
 from memory_platform.celery import app as celery_app
 from tests.factories import TenantFactory
 from tests.scripted_llm import ScriptedLLM, fact
@@ -49,6 +50,12 @@ def _wait_for(job_id, statuses: set[str], timeout: float = 30) -> ExtractionJob:
             return job
         time.sleep(0.1)
     raise AssertionError(f"job stayed {job.status}")
+
+
+def test_jobs_enqueue_the_task_by_the_name_it_is_registered_under():
+    # Enqueueing looks the task up by name (the task module imports the jobs module, never the
+    # other way), and a missing name would silently degrade every enqueue to an inline run.
+    assert celery_app.tasks[JOB_RUN_TASK].name == extraction_job_run_task.name == JOB_RUN_TASK
 
 
 @pytest.mark.django_db(transaction=True)
