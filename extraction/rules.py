@@ -11,6 +11,18 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from extraction.candidates import Candidate
+from extraction.vocabulary import (
+    COUNT,
+    DEMONYMS,
+    JOB_SUFFIX,
+    JOB_WORDS,
+    LANGUAGES,
+    NOT_A_JOB,
+    RELATION,
+    RELATION_PLURAL,
+    TECH_PHRASES,
+    TECH_TERMS,
+)
 from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, content_hash
 
 # Precision over recall: every rule is anchored at the start of a clause whose subject is the
@@ -311,25 +323,13 @@ def _name(raw: str, clause: str) -> str | None:
 
 # --- vocabularies ----------------------------------------------------------------------------
 
-_TECH_TERMS = _words(
-    """python rust java javascript typescript kotlin swift ruby php perl scala haskell elixir
-    erlang clojure lua golang go c++ c# sql bash zsh powershell postgres postgresql mysql sqlite
-    mongodb redis kafka docker kubernetes k8s terraform ansible aws gcp azure linux ubuntu debian
-    arch fedora macos mac macbook windows ios android vim neovim emacs vscode intellij pycharm
-    jetbrains git github gitlab tabs spaces django flask fastapi react vue angular svelte node
-    nodejs deno rails spring pandas numpy pytorch tensorflow jupyter terminal shell tmux ide
-    editor framework library compiler api apis database databases orm cli typing tdd linter
-    formatter laptop keyboard monitor ci kotlin dotnet .net unity unreal excel"""
-)
-_TECH_PHRASES = ("type hints", "unit tests", "static typing", "dark theme", "vs code")
-
 
 def _is_technical(text: str) -> bool:
     """Whether a statement is about programming, tools or computers."""
     lower = text.lower()
     tokens = set(re.findall(r"[a-z0-9+#.]+", lower))
     tokens |= {token.strip(".") for token in tokens}
-    return bool(tokens & _TECH_TERMS) or any(phrase in lower for phrase in _TECH_PHRASES)
+    return bool(tokens & TECH_TERMS) or any(phrase in lower for phrase in TECH_PHRASES)
 
 
 def _has_proper_noun(text: str) -> bool:
@@ -337,53 +337,6 @@ def _has_proper_noun(text: str) -> bool:
     return any(word[:1].isupper() for word in text.split())
 
 
-_PETS = (
-    r"dog|cat|puppy|kitten|pet|bird|parrot|rabbit|bunny|hamster|guinea pig|horse|pony|fish|"
-    r"goldfish|tortoise|turtle|snake|lizard|ferret"
-)
-_FAMILY = (
-    r"partner|wife|husband|girlfriend|boyfriend|fianc[e\u00e9]e?|spouse|son|daughter|kid|"
-    r"child|baby|brother|sister|mother|mom|mum|father|dad|grandmother|grandma|granny|"
-    r"grandfather|grandpa|twin|stepson|stepdaughter"
-)
-_RELATION = (
-    rf"(?:(?:old|new|little|big|baby|older|younger|eldest|oldest|youngest|twin|step|only|"
-    rf"first|second)\s+)?(?:{_PETS}|{_FAMILY})"
-)
-_RELATION_PLURAL = (
-    r"(?:dogs|cats|kids|children|sons|daughters|brothers|sisters|puppies|kittens|pets|"
-    r"rabbits|birds|horses|grandchildren|grandkids|siblings)"
-)
-_COUNT = r"(?:a|an|one|two|three|four|five|six|\d{1,2})"
-_DEMONYMS = _words(
-    """American British English Scottish Welsh Irish Canadian Mexican Brazilian Argentinian
-    Argentine Chilean Colombian Peruvian Venezuelan Cuban French German Dutch Belgian Swiss
-    Austrian Italian Spanish Portuguese Greek Turkish Polish Czech Slovak Hungarian Romanian
-    Bulgarian Serbian Croatian Slovenian Ukrainian Russian Belarusian Lithuanian Latvian Estonian
-    Finnish Swedish Norwegian Danish Icelandic Chinese Japanese Korean Vietnamese Thai Filipino
-    Indonesian Malaysian Singaporean Indian Pakistani Bangladeshi Nepali Iranian Iraqi Israeli
-    Lebanese Syrian Jordanian Egyptian Moroccan Algerian Tunisian Nigerian Ghanaian Kenyan
-    Ethiopian Australian Scandinavian European Asian African Latino Latina"""
-)
-_JOB_WORDS = _words(
-    """nurse doctor chef cook pilot surgeon dentist pharmacist vet veterinarian lawyer attorney
-    accountant architect analyst consultant scientist engineer developer programmer designer
-    teacher lecturer professor tutor student researcher writer author journalist editor artist
-    musician photographer paramedic firefighter officer soldier farmer mechanic electrician
-    plumber carpenter builder barista bartender waiter waitress cashier clerk manager director
-    founder co-founder cofounder ceo cto cfo coo intern freelancer contractor therapist
-    psychologist psychiatrist physiotherapist librarian translator interpreter driver parent
-    homemaker retiree pensioner entrepreneur owner specialist technician administrator admin
-    coordinator assistant secretary receptionist salesperson marketer recruiter economist
-    statistician mathematician physicist chemist biologist historian coach trainer instructor
-    athlete dancer actor actress singer producer sre devops pm midwife nanny cleaner
-    postdoc phd undergrad undergraduate graduate"""
-)
-_JOB_SUFFIX = re.compile(r"(?:er|or|ist|ian|eer|ant|ent|ect|ive|man|woman|person|ologist)$")
-_NOT_A_JOB = _words(
-    """bit lot little tad mess wreck sucker winner loser monster disaster pain joke fool liar
-    idiot nightmare number fan bother burden"""
-)
 _NEEDS_DOMAIN = _words("beginner newbie noob novice expert pro learner")
 _NP_STOP = _words("at in for with from on by who that and but of which where since to as")
 
@@ -439,7 +392,7 @@ _MONTH_OR_DATE = re.compile(
 )
 
 
-@_rule(rf"my (?:(?P<rel>{_RELATION})'s )?birthday is (?P<on>on |in )?(?P<date>.+)")
+@_rule(rf"my (?:(?P<rel>{RELATION})'s )?birthday is (?P<on>on |in )?(?P<date>.+)")
 def _birthday_rule(match: re.Match[str]) -> _Fact | None:
     """My birthday is on March 3rd. / My daughter's birthday is June 12."""
     date = _clean_object(match.group("date"), max_words=6)
@@ -459,7 +412,7 @@ _NAMING_VERBS = {
 
 
 @_rule(
-    rf"my (?P<rel>{_RELATION})(?P<verb>'s name is| is called| is named| goes by| is(?= [A-Z]))"
+    rf"my (?P<rel>{RELATION})(?P<verb>'s name is| is called| is named| goes by| is(?= [A-Z]))"
     rf" (?P<name>[\w'-]+(?: [A-Z][\w'-]+)?)(?P<rest>.*)"
 )
 def _relation_name_rule(match: re.Match[str]) -> _Fact | None:
@@ -473,7 +426,7 @@ def _relation_name_rule(match: re.Match[str]) -> _Fact | None:
 
 
 @_rule(
-    rf"my (?P<rel>{_RELATION}),? (?P<name>[A-Z][\w'-]+),? (?:is|was|has|loves|likes|hates|"
+    rf"my (?P<rel>{RELATION}),? (?P<name>[A-Z][\w'-]+),? (?:is|was|has|loves|likes|hates|"
     rf"gets|turned|just|always|never|keeps|sleeps|eats)\b.*"
 )
 def _relation_with_name_rule(match: re.Match[str]) -> _Fact | None:
@@ -487,8 +440,8 @@ def _relation_with_name_rule(match: re.Match[str]) -> _Fact | None:
 
 
 @_rule(
-    rf"I have (?:got )?(?P<what>{_COUNT} (?:[a-z-]+ )?(?:{_RELATION}|{_RELATION_PLURAL})"
-    rf"(?: and {_COUNT} (?:[a-z-]+ )?(?:{_RELATION}|{_RELATION_PLURAL}))?)"
+    rf"I have (?:got )?(?P<what>{COUNT} (?:[a-z-]+ )?(?:{RELATION}|{RELATION_PLURAL})"
+    rf"(?: and {COUNT} (?:[a-z-]+ )?(?:{RELATION}|{RELATION_PLURAL}))?)"
     rf"(?: (?:called|named) (?P<name>[\w'-]+(?: and [\w'-]+)?))?"
 )
 def _have_relation_rule(match: re.Match[str]) -> _Fact | None:
@@ -693,7 +646,7 @@ def _state_rule(match: re.Match[str]) -> _Fact | None:
 def _nationality_rule(match: re.Match[str]) -> _Fact | None:
     """I'm Dutch. (only known demonyms, so "I'm Brian" or "I'm Sorry" are not nationalities)"""
     first, second = match.group("first"), match.group("second")
-    if first not in _DEMONYMS or (second and second not in _DEMONYMS):
+    if first not in DEMONYMS or (second and second not in DEMONYMS):
         return None
     half = "half " if match.group("half") else ""
     return _Fact(f"User is {half}{first}{f' and {second}' if second else ''}", "personal", 0.75)
@@ -721,10 +674,10 @@ def _job_rule(match: re.Match[str]) -> _Fact | None:
         return None
     head = noun_phrase[-1].lower().strip(".!")
     lowered = {word.lower() for word in noun_phrase}
-    if lowered & _NOT_A_JOB or head in _NOT_A_JOB:
+    if lowered & NOT_A_JOB or head in NOT_A_JOB:
         return None
-    is_job = head in _JOB_WORDS or (
-        match.group("article").lower() != "the" and bool(_JOB_SUFFIX.search(head))
+    is_job = head in JOB_WORDS or (
+        match.group("article").lower() != "the" and bool(JOB_SUFFIX.search(head))
     )
     # "I'm a complete beginner" says nothing until it says at what.
     if not is_job or (head in _NEEDS_DOMAIN and len(words) == len(noun_phrase)):
@@ -844,19 +797,11 @@ def _code_rule(match: re.Match[str]) -> _Fact | None:
     return _Fact(f"User {adverbs}codes in {obj}", "technical", 0.85)
 
 
-_LANGUAGES = _words(
-    """english german french spanish italian portuguese dutch polish russian ukrainian chinese
-    mandarin cantonese japanese korean arabic hindi urdu bengali turkish greek swedish norwegian
-    danish finnish hebrew persian farsi vietnamese thai indonesian malay tagalog swahili czech
-    hungarian romanian catalan basque welsh irish gaelic sign asl bsl"""
-)
-
-
 @_rule(rf"I {_ADVERBS}speak (?P<obj>.+)")
 def _speak_rule(match: re.Match[str]) -> _Fact | None:
     """I speak English, German and a little Italian."""
     obj = _clean_object(match.group("obj"), max_words=14)
-    if not obj or not set(re.findall(r"[a-z]+", obj.lower())) & _LANGUAGES:
+    if not obj or not set(re.findall(r"[a-z]+", obj.lower())) & LANGUAGES:
         return None
     return _Fact(f"User speaks {obj}", "personal", 0.8)
 
