@@ -1,10 +1,15 @@
 """Step 5 of the write path as a pure function: what to do with each candidate memory.
 
 `decide` compares candidates with the user's known memories and returns one Decision per
-candidate: skip it (the same text is known), merge it into a memory (it restates one), insert
-it held for review (it contradicts active memories), or insert it active. It reads nothing and
-writes nothing: the contradiction judge is passed in, and `pipeline.decisions_apply` carries
-out the decisions in the caller's transaction.
+candidate: skip it (the same text is known), merge it into a memory (it restates one or adds
+detail to it), hold it for review (it contradicts active memories), supersede them (the same,
+under the `supersede` policy, when the candidate announces the change), or insert it. It reads
+nothing and writes nothing: the judge is passed in, and `pipeline.decisions_apply` carries out
+the decisions in the caller's transaction.
+
+For each candidate the judge sees its *neighbours*: the known memories that could be about the
+same thing, the nearest by cosine above a low floor (any category) plus every memory whose
+statements share a subject and attribute with it (`neighbours_find`).
 
 Candidates are decided in order, each against the known memories *and* the earlier candidates
 of the same conversation, exactly as if each had been stored before the next was looked at.
@@ -19,17 +24,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from extraction.candidates import Candidate
-from extraction.conflicts import shares_single_valued_attribute
-from memories.models import Memory
+from extraction.judge import Relation, compare, statements_of
+from extraction.statements import Statement
+from memories.models import Memory, ReviewItem
 from memories.text import content_hash
 
 # Cosine similarity at or above which a candidate restates an existing memory.
 NEAR_DUPLICATE_SIMILARITY = 0.92
-# Cosine similarity at or above which a same-category memory may be contradicted.
-CONFLICT_SIMILARITY = 0.85
-
-# Answers whether `candidate` contradicts `known`: the reason if it does, else None.
-Judge = Callable[[Candidate, "KnownMemory"], str | None]
+# Memories at least this close to a candidate are its neighbours (tuned on the dev split of
+# bench/data/conflicts_dev.jsonl: MiniLM puts real contradictions at 0.3-0.7).
+NEIGHBOUR_FLOOR = 0.35
+# At most this many neighbours by cosine; memories sharing an attribute come on top.
+NEIGHBOUR_LIMIT = 8
 
 
 class Action(enum.StrEnum):
@@ -37,6 +43,13 @@ class Action(enum.StrEnum):
     MERGE = "merge"
     INSERT = "insert"
     HOLD = "hold"  # insert as pending_review, with a review item naming the conflicts
+    SUPERSEDE = "supersede"  # insert active, the contradicted memories become superseded
+
+
+class Verdict(enum.StrEnum):
+    NEW = "new"
+    SAME = "same"
+    CONTRADICTS = "contradicts"
 
 
 @dataclass
@@ -47,6 +60,7 @@ class KnownMemory:
     """
 
     ref: str
+    caption: str
     full_text: str
     category: str
     status: str
@@ -58,6 +72,7 @@ class KnownMemory:
         """A stored memory, with its vector when that came from the current model."""
         return cls(
             ref=memory.id,
+            caption=memory.caption,
             full_text=memory.full_text,
             category=memory.category,
             status=memory.status,
@@ -65,14 +80,41 @@ class KnownMemory:
             vector=vector,
         )
 
+    @property
+    def statements(self) -> tuple[Statement, ...]:
+        """What the memory states, read by the offline reader (cached by text)."""
+        return statements_of(self.caption, self.full_text)
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A known memory a candidate could be about, and how close they are."""
+
+    memory: KnownMemory
+    similarity: float
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The judge's answer for one candidate: what it is to its neighbours, and why."""
+
+    verdict: Verdict
+    refs: tuple[str, ...] = ()
+    reason: str = ""
+    signal: str = ReviewItem.Signal.RULES
+    explicit_update: bool = False
+
+
+# Answers for the candidate at a position, given its neighbours; None means "no usable answer".
+Judge = Callable[[int, Candidate, list[Neighbour]], Judgement | None]
+
 
 @dataclass(frozen=True)
 class Conflict:
-    """An active memory the candidate contradicts, how close they are, and why."""
+    """An active memory the candidate contradicts, and how close they are."""
 
     ref: str
     similarity: float
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -86,6 +128,8 @@ class Decision:
     target: str | None = None
     similarity: float = 0.0
     conflicts: tuple[Conflict, ...] = field(default_factory=tuple)
+    reason: str = ""
+    signal: str = ""
 
 
 def new_ref(position: int) -> str:
@@ -99,67 +143,135 @@ def decide(
     vectors: np.ndarray,
     known: list[KnownMemory],
     judge: Judge,
+    supersede: bool = False,
 ) -> list[Decision]:
-    """One decision per candidate, in order (see the module docstring)."""
+    """One decision per candidate, in order (see the module docstring).
+
+    `supersede`: an announced change ("moved to", "switched to", "quit") supersedes the memories
+    it contradicts instead of being held for review.
+    """
     known = list(known)
     decisions: list[Decision] = []
     for position, (candidate, vector) in enumerate(zip(candidates, vectors, strict=True)):
-        decision = _decide_one(candidate, vector, known, judge)
+        decision = _decide_one(position, candidate, vector, known, judge, supersede)
         decisions.append(decision)
         _learn(known, decision, position)
     return decisions
 
 
-def _similarities(vector: np.ndarray, known: list[KnownMemory]) -> list[float]:
-    return [
-        float(np.dot(vector, memory.vector))
-        if memory.vector is not None and memory.vector.shape == vector.shape
-        else 0.0
-        for memory in known
-    ]
+def _similarity(vector: np.ndarray, memory: KnownMemory) -> float:
+    if memory.vector is None or memory.vector.shape != vector.shape:
+        return 0.0
+    return float(np.dot(vector, memory.vector))
+
+
+def _shares_attribute(new: tuple[Statement, ...], old: tuple[Statement, ...]) -> bool:
+    pairs = {(s.subject, s.attribute.split(":", 1)[0]) for s in new}
+    return any((s.subject, s.attribute.split(":", 1)[0]) in pairs for s in old)
+
+
+def neighbours_find(
+    candidate: Candidate, vector: np.ndarray, known: list[KnownMemory]
+) -> list[Neighbour]:
+    """The known memories the candidate could be about, nearest first (see module docstring)."""
+    scored = [Neighbour(memory, _similarity(vector, memory)) for memory in known]
+    scored.sort(key=lambda n: n.similarity, reverse=True)
+    close = [n for n in scored if n.similarity >= NEIGHBOUR_FLOOR][:NEIGHBOUR_LIMIT]
+    chosen = {n.memory.ref for n in close}
+    statements = statements_of(candidate.caption, candidate.full_text)
+    if statements:
+        for neighbour in scored:
+            if neighbour.memory.ref not in chosen and _shares_attribute(
+                statements, neighbour.memory.statements
+            ):
+                close.append(neighbour)
+                chosen.add(neighbour.memory.ref)
+    return close
+
+
+def rules_judge(candidate: Candidate, neighbours: list[Neighbour]) -> Judgement:
+    """The offline judge over a candidate's neighbours (see `extraction.judge`)."""
+    statements = statements_of(candidate.caption, candidate.full_text)
+    contradicted: list[tuple[Neighbour, str, bool]] = []
+    same: tuple[Neighbour, str] | None = None
+    for neighbour in neighbours:
+        found = compare(statements, neighbour.memory.statements)
+        if found is None:
+            continue
+        if found.relation == Relation.CONTRADICTS:
+            if neighbour.memory.status == Memory.Status.ACTIVE:
+                contradicted.append((neighbour, found.reason, found.explicit_update))
+        elif same is None:
+            same = (neighbour, found.reason)
+    if contradicted:
+        return Judgement(
+            Verdict.CONTRADICTS,
+            refs=tuple(n.memory.ref for n, _, _ in contradicted),
+            reason="; ".join(dict.fromkeys(reason for _, reason, _ in contradicted)),
+            explicit_update=any(update for _, _, update in contradicted),
+        )
+    if same is not None:
+        return Judgement(Verdict.SAME, refs=(same[0].memory.ref,), reason=same[1])
+    return Judgement(Verdict.NEW)
 
 
 def _decide_one(
-    candidate: Candidate, vector: np.ndarray, known: list[KnownMemory], judge: Judge
+    position: int,
+    candidate: Candidate,
+    vector: np.ndarray,
+    known: list[KnownMemory],
+    judge: Judge,
+    supersede: bool,
 ) -> Decision:
     digest = content_hash(candidate.full_text)
     if any(memory.content_hash == digest for memory in known):
         return Decision(candidate, Action.SKIP, digest, vector)  # an exact duplicate
-    similarities = _similarities(vector, known)
-    best = int(np.argmax(similarities)) if similarities else -1
-    if best >= 0 and similarities[best] >= NEAR_DUPLICATE_SIMILARITY:
-        target = known[best]
-        if target.status != Memory.Status.ACTIVE:
+    neighbours = neighbours_find(candidate, vector, known)
+    # A judgement may name any known memory (the LLM saw the neighbours before the earlier
+    # candidates of this conversation were added).
+    by_ref = {m.ref: Neighbour(m, _similarity(vector, m)) for m in known}
+    judgement = judge(position, candidate, neighbours) or rules_judge(candidate, neighbours)
+
+    if judgement.verdict == Verdict.CONTRADICTS:
+        conflicts = tuple(
+            Conflict(ref, by_ref[ref].similarity)
+            for ref in judgement.refs
+            if ref in by_ref and by_ref[ref].memory.status == Memory.Status.ACTIVE
+        )
+        if conflicts:
+            action = Action.SUPERSEDE if supersede and judgement.explicit_update else Action.HOLD
+            return Decision(
+                candidate,
+                action,
+                digest,
+                vector,
+                similarity=max(c.similarity for c in conflicts),
+                conflicts=conflicts,
+                reason=judgement.reason or "contradicts an existing memory",
+                signal=judgement.signal,
+            )
+    target = None
+    if judgement.verdict == Verdict.SAME:
+        target = next((by_ref[ref] for ref in judgement.refs if ref in by_ref), None)
+    elif judgement.signal == ReviewItem.Signal.RULES and neighbours:
+        # The rules read too little to call everything new: a near-identical memory is the
+        # same fact reworded.
+        nearest = neighbours[0]
+        if nearest.similarity >= NEAR_DUPLICATE_SIMILARITY:
+            target = nearest
+    if target is not None:
+        if target.memory.status != Memory.Status.ACTIVE:
             # Restating a pending conflict adds nothing until it is reviewed.
-            return Decision(candidate, Action.SKIP, digest, vector, similarity=similarities[best])
+            return Decision(candidate, Action.SKIP, digest, vector, similarity=target.similarity)
         return Decision(
             candidate,
             Action.MERGE,
             digest,
             vector,
-            target=target.ref,
-            similarity=similarities[best],
-        )
-
-    conflicts: list[Conflict] = []
-    for memory, similarity in zip(known, similarities, strict=True):
-        if memory.status != Memory.Status.ACTIVE or memory.category != candidate.category:
-            continue
-        if similarity < CONFLICT_SIMILARITY and not shares_single_valued_attribute(
-            candidate.full_text, memory.full_text
-        ):
-            continue
-        reason = judge(candidate, memory)
-        if reason:
-            conflicts.append(Conflict(memory.ref, similarity, reason))
-    if conflicts:
-        return Decision(
-            candidate,
-            Action.HOLD,
-            digest,
-            vector,
-            similarity=max(conflict.similarity for conflict in conflicts),
-            conflicts=tuple(conflicts),
+            target=target.memory.ref,
+            similarity=target.similarity,
+            reason=judgement.reason,
+            signal=judgement.signal,
         )
     return Decision(candidate, Action.INSERT, digest, vector)
 
@@ -171,19 +283,28 @@ def _learn(known: list[KnownMemory], decision: Decision, position: int) -> None:
         target = next(memory for memory in known if memory.ref == decision.target)
         # A merge keeps the more detailed wording, and with it that wording's hash and vector.
         if len(candidate.full_text) > len(target.full_text):
+            target.caption = candidate.caption
             target.full_text = candidate.full_text
             target.content_hash = decision.content_hash
             target.vector = decision.vector
-    elif decision.action in (Action.INSERT, Action.HOLD):
-        known.append(
-            KnownMemory(
-                ref=new_ref(position),
-                full_text=candidate.full_text,
-                category=candidate.category,
-                status=Memory.Status.PENDING_REVIEW
-                if decision.action == Action.HOLD
-                else Memory.Status.ACTIVE,
-                content_hash=decision.content_hash,
-                vector=decision.vector,
-            )
+        return
+    if decision.action == Action.SKIP:
+        return
+    if decision.action == Action.SUPERSEDE:
+        refs = {conflict.ref for conflict in decision.conflicts}
+        for memory in known:
+            if memory.ref in refs:
+                memory.status = Memory.Status.SUPERSEDED
+    known.append(
+        KnownMemory(
+            ref=new_ref(position),
+            caption=candidate.caption,
+            full_text=candidate.full_text,
+            category=candidate.category,
+            status=Memory.Status.PENDING_REVIEW
+            if decision.action == Action.HOLD
+            else Memory.Status.ACTIVE,
+            content_hash=decision.content_hash,
+            vector=decision.vector,
         )
+    )

@@ -99,7 +99,7 @@ def extraction_job_run(*, job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
     usage = Usage()
     try:
         with transaction.atomic():
-            job = ExtractionJob.objects.select_related("end_user", "session").get(pk=job_id)
+            job = ExtractionJob.objects.select_related("end_user__tenant", "session").get(pk=job_id)
             # The per-user lock: every write for this user waits here for the one before it.
             EndUser.objects.select_for_update().get(pk=job.end_user_id)
             job = ExtractionJob.objects.select_for_update().get(pk=job_id)

@@ -15,15 +15,23 @@ import numpy as np
 from django.conf import settings
 
 from extraction.candidates import Candidate
-from extraction.conflicts import rules_contradiction
-from extraction.decisions import Action, Decision, Judge, KnownMemory, decide, new_ref
-from extraction.prompts import extract_with_llm, judge_contradiction
+from extraction.decisions import (
+    Action,
+    Decision,
+    Judge,
+    KnownMemory,
+    decide,
+    neighbours_find,
+    new_ref,
+)
+from extraction.llm_decisions import decisions_ask
+from extraction.prompts import extract_with_llm
 from extraction.redaction import redact_candidate
 from extraction.rules import extract_candidates
 from integrations.embeddings import current_model_id, embed_texts
-from integrations.llm import LLMError
-from memories.models import AgentSession, EndUser, Memory, MemoryVersion, ReviewItem
+from memories.models import AgentSession, ConflictPolicy, EndUser, Memory, MemoryVersion
 from memories.selectors import VISIBLE_STATUSES
+from memories.services.conflicts import review_item_file
 from memories.services.memories import memory_create, memory_merge
 from memories.text import embedding_text
 
@@ -58,31 +66,6 @@ def candidates_extract(messages: list[dict[str, str]], usage: Usage) -> tuple[li
         usage.truncated_messages = result.truncated_messages
         return list(result.candidates), "llm"
     return extract_candidates(messages), "rules"
-
-
-def contradiction_judge(usage: Usage) -> Judge:
-    """The judge `decide` asks: the LLM when configured (its cost counted), else the rules."""
-
-    def judge(candidate: Candidate, known: KnownMemory) -> str | None:
-        if settings.MEMORY_EXTRACTOR == "llm":
-            try:
-                verdict = judge_contradiction(candidate.full_text, known.full_text)
-            except LLMError:
-                logger.warning("contradiction judge unavailable; falling back to rules")
-            else:
-                usage.add(
-                    llm_calls=verdict.llm_calls,
-                    prompt_tokens=verdict.prompt_tokens,
-                    completion_tokens=verdict.completion_tokens,
-                )
-                if verdict.contradicts is False:
-                    return None
-                if verdict.contradicts:
-                    return verdict.reason or "contradiction (LLM judge)"
-                # An unreadable verdict (None): the rules decide.
-        return rules_contradiction(candidate.full_text, known.full_text)
-
-    return judge
 
 
 def known_memories_load(end_user: EndUser) -> tuple[list[KnownMemory], dict[str, Memory]]:
@@ -145,16 +128,47 @@ def decisions_apply(
             **common,
         )
         rows[new_ref(position)] = memory
-        if held:
-            review = ReviewItem.objects.create(
-                end_user=end_user,
+        if decision.conflicts:
+            review_item_file(
                 new_memory=memory,
+                existing=[rows[conflict.ref] for conflict in decision.conflicts],
                 similarity=decision.similarity,
-                reason="; ".join(conflict.reason for conflict in decision.conflicts)[:500],
+                reason=decision.reason,
+                signal=decision.signal,
+                supersede=decision.action == Action.SUPERSEDE,
+                actor=actor,
             )
-            review.existing_memories.set([rows[c.ref] for c in decision.conflicts])
         saved[memory.id] = memory
     return list(saved.values())
+
+
+def llm_judge(
+    candidates: list[Candidate], vectors: np.ndarray, known: list[KnownMemory], usage: Usage
+) -> Judge:
+    """One decision call for the whole conversation; the judge answers from its reply."""
+    neighbours = {
+        position: neighbours_find(candidate, vector, known)
+        for position, (candidate, vector) in enumerate(zip(candidates, vectors, strict=True))
+    }
+    call = decisions_ask(candidates, neighbours)
+    usage.add(
+        llm_calls=call.llm_calls,
+        prompt_tokens=call.prompt_tokens,
+        completion_tokens=call.completion_tokens,
+    )
+    if call.error:
+        logger.warning("decision call failed (%s); the rules decide", call.error)
+    elif len(call.judgements) < len(call.asked):
+        logger.info(
+            "decision call: %d of %d answers usable; the rules decide the rest",
+            len(call.judgements),
+            len(call.asked),
+        )
+    return lambda position, candidate, neighbours: call.judgements.get(position)
+
+
+def _rules_only(position: int, candidate: Candidate, neighbours: list) -> None:
+    return None
 
 
 def conversation_memories_write(
@@ -167,7 +181,8 @@ def conversation_memories_write(
 ) -> tuple[list[Memory], str]:
     """Steps 3-5: extract, redact, decide and apply; return the memories saved and the extractor.
 
-    Raises LLMError or EmbeddingError when the extractor or the embedder fails.
+    Raises LLMError or EmbeddingError when the extractor or the embedder fails; a failed
+    decision call only leaves the decisions to the rules.
     """
     candidates, extractor = candidates_extract(messages, usage)
     candidates = [redact_candidate(candidate) for candidate in candidates]
@@ -175,8 +190,13 @@ def conversation_memories_write(
         return [], extractor
     known, rows = known_memories_load(end_user)
     vectors = embed_texts([embedding_text(c.caption, c.full_text) for c in candidates])
+    judge = llm_judge(candidates, vectors, known, usage) if extractor == "llm" else _rules_only
     decisions = decide(
-        candidates=candidates, vectors=vectors, known=known, judge=contradiction_judge(usage)
+        candidates=candidates,
+        vectors=vectors,
+        known=known,
+        judge=judge,
+        supersede=end_user.tenant.effective_conflict_policy == ConflictPolicy.SUPERSEDE,
     )
     saved = decisions_apply(
         end_user=end_user, decisions=decisions, rows=rows, session=session, actor=actor

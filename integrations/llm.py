@@ -93,24 +93,53 @@ def llm_configured() -> bool:
     return bool(settings.OPENAI_API_KEY)
 
 
+# How a server takes `response_format`, from the most to the least structured. The first one
+# a server refuses is remembered (per server and model) and the next one tried.
+FORMAT_MODES = ("json_schema", "json_object", "none")
+_format_modes: dict[tuple[str, str], str] = {}
+
+
+def response_format_mode(base_url: str, model: str) -> str:
+    """The structured-output mode this server and model are known to accept."""
+    return _format_modes.get((base_url, model), FORMAT_MODES[0])
+
+
+def _response_format(mode: str, name: str, schema: dict | None) -> dict[str, Any]:
+    if schema is None or mode == "none":
+        return {}
+    if mode == "json_object":
+        return {"response_format": {"type": "json_object"}}
+    return {
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {"name": name, "schema": schema, "strict": True},
+        }
+    }
+
+
 def chat(
     messages: list[dict],
     *,
     max_tokens: int = 1000,
     temperature: float = 0.1,
     model: str | None = None,
+    json_schema: dict | None = None,
+    schema_name: str = "reply",
 ) -> ChatResult:
-    """Run one chat completion with timeouts and bounded retries; raise LLMError on failure."""
+    """Run one chat completion with timeouts and bounded retries; raise LLMError on failure.
+
+    With `json_schema` (an object schema) the reply is asked for as JSON through
+    `response_format`: the schema where the server supports it, else a plain JSON object,
+    else nothing (the prompt still asks for JSON and callers parse defensively).
+    """
     if not llm_configured():
         raise LLMUnavailable("no LLM configured: OPENAI_API_KEY is empty")
-    client = _client(
-        settings.OPENAI_API_KEY,
-        settings.OPENAI_BASE_URL or OPENAI_DEFAULT_BASE_URL,
-        float(settings.MEMORY_LLM_TIMEOUT),
-    )
+    base_url = settings.OPENAI_BASE_URL or OPENAI_DEFAULT_BASE_URL
+    client = _client(settings.OPENAI_API_KEY, base_url, float(settings.MEMORY_LLM_TIMEOUT))
     model = model or settings.MEMORY_LLM_MODEL
     max_attempts = 1 + max(0, int(settings.MEMORY_LLM_MAX_RETRIES))
     token_param = "max_tokens"
+    mode = response_format_mode(base_url, model)
     attempt = 0
     while True:
         attempt += 1
@@ -120,12 +149,19 @@ def chat(
                 messages=messages,
                 temperature=temperature,
                 **{token_param: max_tokens},
+                **_response_format(mode, schema_name, json_schema),
             )
             return _result(response, model, attempt)
         except openai.APIStatusError as exc:
             if _wants_max_completion_tokens(exc, token_param):
                 # Newer OpenAI models refuse `max_tokens`; everything else only knows it.
                 token_param = "max_completion_tokens"
+                max_attempts += 1
+                continue
+            if json_schema is not None and mode != "none" and _refuses_format(exc):
+                mode = FORMAT_MODES[FORMAT_MODES.index(mode) + 1]
+                _format_modes[(base_url, model)] = mode
+                logger.info("LLM server refused that response_format; using %s from now", mode)
                 max_attempts += 1
                 continue
             failure = _status_failure(exc, attempt)
@@ -203,6 +239,14 @@ def _wants_max_completion_tokens(exc: openai.APIStatusError, token_param: str) -
         and exc.status_code == 400
         and (exc.param == "max_tokens" or "max_completion_tokens" in str(exc.message))
     )
+
+
+def _refuses_format(exc: openai.APIStatusError) -> bool:
+    """Whether a 4xx says the server does not take this `response_format`."""
+    if exc.status_code not in (400, 404, 415, 422, 501):
+        return False
+    text = f"{exc.param or ''} {exc.message or ''} {exc.body or ''}".lower()
+    return any(word in text for word in ("response_format", "json_schema", "json_object"))
 
 
 def _parse_retry_after(headers: Any) -> float | None:

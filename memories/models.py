@@ -23,18 +23,44 @@ def new_memory_id() -> str:
     return MEMORY_ID_PREFIX + generate(_MEMORY_ID_ALPHABET, 16)
 
 
+class ConflictPolicy(models.TextChoices):
+    """What a new memory that contradicts stored ones does (MEMORY_CONFLICT_POLICY)."""
+
+    REVIEW = "review", "Hold for review"
+    SUPERSEDE = "supersede", "Explicit updates supersede"
+
+
 class Tenant(models.Model):
     """A client application; its API keys see only its own end users."""
 
     name = models.CharField(max_length=100, unique=True)
     is_active = models.BooleanField(default=True)
+    conflict_policy = models.CharField(
+        max_length=20,
+        choices=ConflictPolicy.choices,
+        blank=True,
+        help_text="Empty: the service's MEMORY_CONFLICT_POLICY. 'Explicit updates supersede': a "
+        "new fact that announces a change (moved, switched, quit) replaces the one it "
+        "contradicts at once, and the conflict is filed as resolved for an operator to audit.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(conflict_policy__in=["", *ConflictPolicy.values]),
+                name="tenant_conflict_policy_valid",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def effective_conflict_policy(self) -> str:
+        """The tenant's own conflict policy, else the service's MEMORY_CONFLICT_POLICY."""
+        return self.conflict_policy or settings.MEMORY_CONFLICT_POLICY
 
 
 class TenantAPIKey(AbstractAPIKey):
@@ -211,6 +237,12 @@ class ReviewItem(models.Model):
         KEEP_BOTH = "keep_both", "Keep both"
         MERGE = "merge", "Merge"
 
+    class Signal(models.TextChoices):
+        """Who found the contradiction."""
+
+        LLM = "llm", "LLM decision"
+        RULES = "rules", "Rule"
+
     end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="review_items")
     new_memory = models.ForeignKey(
         Memory, null=True, blank=True, on_delete=models.SET_NULL, related_name="review_items"
@@ -218,6 +250,9 @@ class ReviewItem(models.Model):
     existing_memories = models.ManyToManyField(Memory, related_name="conflicting_reviews")
     similarity = models.FloatField()
     reason = models.CharField(max_length=500)
+    signal = models.CharField(max_length=10, choices=Signal.choices, default=Signal.RULES)
+    # Resolved by the supersede policy when it was filed, not by an operator.
+    auto_resolved = models.BooleanField(default=False)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.PENDING)
     resolution = models.CharField(max_length=20, choices=Resolution.choices, blank=True)
     resolved_by = models.ForeignKey(
@@ -234,6 +269,9 @@ class ReviewItem(models.Model):
                     | (models.Q(status="resolved") & ~models.Q(resolution=""))
                 ),
                 name="reviewitem_resolution_iff_resolved",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(signal__in=["llm", "rules"]), name="reviewitem_signal_valid"
             ),
             models.UniqueConstraint(
                 fields=["new_memory"],

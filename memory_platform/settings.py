@@ -229,6 +229,10 @@ MEMORY_EXTRACTOR = env_choice(
     "MEMORY_EXTRACTOR", "llm" if OPENAI_API_KEY else "rules", ("llm", "rules")
 )
 MEMORY_EMBEDDER = env_choice("MEMORY_EMBEDDER", "local", ("local", "openai", "hashing"))
+# A new memory that contradicts stored ones: `review` holds it for an operator; `supersede`
+# lets an announced change (moved, switched, quit) replace them at once, filed as resolved.
+# Tenants may override it in the admin.
+MEMORY_CONFLICT_POLICY = env_choice("MEMORY_CONFLICT_POLICY", "review", ("review", "supersede"))
 MEMORY_USER_CAP = env_int("MEMORY_USER_CAP", 100, minimum=1)
 # Scheduled pruning (Celery beat): how often, and which rules (0 days = that rule is off).
 MEMORY_PRUNE_EVERY_HOURS = env_int("MEMORY_PRUNE_EVERY_HOURS", 24, minimum=1)
