@@ -16,6 +16,7 @@ from extraction.statements import (
     SINGLE_VALUED,
     Statement,
     read,
+    same_job,
     same_object,
     same_value,
 )
@@ -47,7 +48,7 @@ def _label(attribute: str) -> str:
 
 
 def _values_conflict(attribute: str, new: str, old: str) -> bool:
-    if same_value(new, old):
+    if _values_same(attribute, new, old):
         return False
     if attribute == "diet":
         return not ({new, old} <= _NO_MEAT and "no-meat" in {new, old})
@@ -57,7 +58,7 @@ def _values_conflict(attribute: str, new: str, old: str) -> bool:
 
 
 def _values_same(attribute: str, new: str, old: str) -> bool:
-    if same_value(new, old):
+    if same_value(new, old) or (attribute == "job" and same_job(new, old)):
         return True
     return attribute == "diet" and {new, old} == {"no-meat", "vegetarian"}
 

@@ -30,7 +30,7 @@ from extraction.budget import fit_to_budget
 from extraction.candidates import Candidate
 from integrations.llm import LLMBadResponse, LLMError, chat, quote_json, strip_reasoning
 from memories.models import Memory
-from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH
+from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, states_a_fact
 
 DEFAULT_CONFIDENCE = 0.8
 MAX_CANDIDATES = 50
@@ -334,25 +334,6 @@ def _candidate(item: Any) -> Candidate | None:
         category=_category(item.get("category")),
         confidence=_confidence(item.get("confidence")),
     )
-
-
-_PREDICATE = re.compile(
-    r"\b(?:is|are|was|were|am|be|been|has|have|had|does|did|do|can|could|will|would|should|"
-    r"must|may|might|uses|likes|loves|hates|prefers|wants|needs|lives|works|owns|speaks|"
-    r"eats|drinks|plays|enjoys|dislikes|moved|quit|stopped|started|switched|gave|got|became|"
-    r"turned|joined|left)\b|\b[a-z]{3,}(?:s|ed)\b(?!')",
-)
-
-
-def states_a_fact(text: str) -> bool:
-    """Whether a caption says something: a predicate after its subject ("User lives in ..."),
-    not a bare topic ("User's dog's name", "User Berlin")."""
-    words = text.strip()
-    if not words:
-        return False
-    body = re.sub(r"^(?:the\s+)?user(?:'s)?\s+", "", words, flags=re.IGNORECASE).lower()
-    body = re.sub(r"\b\w+'s\b", " ", body)  # possessives are nouns, not verbs
-    return bool(_PREDICATE.search(body))
 
 
 def _text(item: dict, *keys: str) -> str:

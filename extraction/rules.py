@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from extraction.candidates import Candidate
+from extraction.restate import restated_fact
 from extraction.vocabulary import (
     COUNT,
     DEMONYMS,
@@ -163,7 +164,7 @@ _HYPOTHETICAL = re.compile(
 _UNCERTAIN = re.compile(
     r"\b(?:would|could|might|should|maybe|perhaps|probably|possibly|wish|hope to|hoping|"
     r"thinking about|thinking of|considering|planning to|plan to|going to|gonna|want to|"
-    r"wanna|trying to decide|not sure|no longer)\b|\bmay\b",
+    r"wanna|trying to decide|not sure)\b|\bmay\b",
     re.IGNORECASE,
 )
 # Clauses about the moment rather than the person.
@@ -927,18 +928,39 @@ def _remembered_note(clause: str) -> _Fact | None:
 def _clause_fact(clause: str, *, remembered: bool) -> _Fact | None:
     """The fact stated by one clause, or None when it states nothing durable about the user."""
     clause = _PREFIX.sub("", clause).strip(" ,.!;:")
-    if not clause or clause[:1] in "\"'" or _UNCERTAIN.search(clause):
+    if not clause or clause[:1] in "\"'":
         return None
-    if _TEMPORARY.search(clause):
+    uncertain = _UNCERTAIN.search(clause)
+    temporary = _TEMPORARY.search(clause)
+    if not uncertain and not temporary:
+        for pattern, rule in _RULES:
+            match = pattern.match(clause)
+            if match:
+                fact = rule(match)
+                if fact:
+                    boost = 0.05 if remembered else 0.0
+                    return _Fact(fact.text, fact.category, min(0.95, fact.confidence + boost))
+        if remembered and (fact := _remembered(clause)):
+            return fact
+    if uncertain:
         return None
-    for pattern, rule in _RULES:
-        match = pattern.match(clause)
-        if match:
-            fact = rule(match)
-            if fact:
-                boost = 0.05 if remembered else 0.0
-                return _Fact(fact.text, fact.category, min(0.95, fact.confidence + boost))
-    return _remembered(clause) if remembered else None
+    return _restated(clause, temporary=bool(temporary))
+
+
+def _restated(clause: str, *, temporary: bool) -> _Fact | None:
+    """The clause restated about the user, when the statement reader knows what it states.
+
+    A clause about the moment ("yesterday", "this week") counts only when it announces a
+    change ("just turned 35 yesterday", "started at Stripe this week").
+    """
+    found = restated_fact(clause)
+    if found is None:
+        return None
+    text, category, statements = found
+    if temporary and not any(statement.change for statement in statements):
+        return None
+    text = _TRAILING_FILLER.sub("", text.strip(" ,.!;:")).strip(" ,.!;:")
+    return _Fact(text, category, 0.7)
 
 
 def _sentence_facts(sentence: str) -> Iterator[_Fact]:

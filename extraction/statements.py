@@ -88,7 +88,9 @@ _EXPANSIONS = tuple(
 )
 _CLAUSE_BREAK = re.compile(
     r"\s*(?:[.;!?]+(?:\s+|$)|,?\s+but\s+|,\s+and\s+(?=(?:they|he|she|the user|user|their|his|her)"
-    r"\b)|,\s+(?:while|whereas|although|though)\s+|\s+and\s+(?=(?:they|he|she)\s))"
+    r"\b)|,\s+(?:while|whereas|although|though)\s+|\s+and\s+(?=(?:they|he|she)\s)"
+    r"|,\s+(?=(?:she|he|they|it) (?:is|was|has|are)\b)"
+    r"|\s*\b(?:and )?(?:it )?turn(?:s|ed) out(?: that)?\s+)"
 )
 _SUBJECT = re.compile(r"^(?:(?:the\s+)?user(?:'s)?|they|he|she|their|his|her)\b", re.IGNORECASE)
 _REPORTING = re.compile(
@@ -98,21 +100,42 @@ _REPORTING = re.compile(
     r"clarified|clarifies|added|adds|expressed|expresses|disclosed|discloses|announced|"
     r"announces|told the assistant|tells the assistant|informed the assistant|admitted|"
     r"admits|described|describes|identified|identifies|emphasi[sz]ed|emphasi[sz]es|"
-    r"wrote|writes|claimed|claims|specified|specifies|pointed out|points out)"
+    r"wrote|writes|claimed|claims|specified|specifies|pointed out|points out|learned|learnt|"
+    r"found out|finds out|realized|realised|realizes|realises|discovered|discovers|"
+    r"is happy to report|was happy to report|is excited to share|was excited to share)"
     r"(?:\s+(?:that|being|having))?\s*(?:(?:they|he|she)\s+)?",
 )
 _PRONOUN_VERB = (
     (re.compile(r"^(?:are|is|am)\b"), "is"),
-    (
-        re.compile(
-            r"^(?:have|has)\b(?! (?:been|got|gotten|moved|switched|started|quit|stopped|"
-            r"given|become|taken|left|joined|turned|decided|come|grown|begun|picked|"
-            r"dropped|ditched|abandoned|adopted|married|relocated|settled|lived|worked|"
-            r"no |not |never |always |just |recently |finally |officially ))"
-        ),
-        "has",
-    ),
+    (re.compile(r"^(?:have|has)\b"), "has"),
+    (re.compile(r"^do not\b"), "does not"),
 )
+# A leading gerund reads as the present tense ("User mentioned living in Berlin").
+_GERUNDS = {
+    "being": "is",
+    "having": "has",
+    "living": "lives",
+    "working": "works",
+    "using": "uses",
+    "drinking": "drinks",
+    "smoking": "smokes",
+    "eating": "eats",
+    "loving": "loves",
+    "hating": "hates",
+    "enjoying": "enjoys",
+    "playing": "plays",
+    "owning": "owns",
+    "preferring": "prefers",
+    "moving": "moved",
+    "switching": "switched",
+    "quitting": "quit",
+    "training": "is training",
+    "learning": "is learning",
+    "studying": "is studying",
+    "getting": "got",
+    "turning": "turned",
+    "starting": "started",
+}
 
 _CHANGE = re.compile(
     r"\b(?:now|moved|moving|relocated|relocating|switched|switching|changed|changing|"
@@ -128,9 +151,11 @@ _PAST = re.compile(
     r"as a (?:kid|child|teen|teenager)|in the past|back then|years ago|before (?:moving|that)|"
     r"originally|childhood|former|ex-)\b"
 )
+# Also: scopes ("at work", "at home", "for hobby projects") under which two values coexist.
 _ADDITIVE = re.compile(
     r"\b(?:also|too|as well|another|a second|second|other|additionally|besides|in addition|"
-    r"on the side|part-time|side)\b"
+    r"on the side|part-time|side|at work|at home|for work|at the office|for hobby|hobby|"
+    r"personal projects?|on (?:their|his|her) (?:work|personal|home) \w+)\b"
 )
 _TIME_TAIL = re.compile(
     r"\s+(?:in \d{4}|since\b|for (?:about |over |almost |nearly )?(?:\d+|a|an|one|two|three|"
@@ -240,6 +265,14 @@ _FILLER_WORDS = words(
     trying try going go doing do does did get getting got"""
 )
 _SYNONYMS = {
+    "win": "drink",
+    "beer": "drink",
+    "cocktail": "drink",
+    "whisky": "drink",
+    "whiskey": "drink",
+    "vodka": "drink",
+    "liquor": "drink",
+    "sob": "drink",
     "cigarette": "smok",
     "cigarett": "smok",
     "smok": "smok",
@@ -266,19 +299,48 @@ def object_key(text: str) -> frozenset[str]:
     return frozenset(stems)
 
 
+# Words too general to tell two objects apart ("jazz music" and "rap music" differ).
+_GENERIC = frozenset(
+    {stem(w) for w in words("music food stuff thing things people kind type sort plan plans")}
+)
+
+
 def same_object(first: str, second: str) -> bool:
-    """Whether two objects name the same thing (one's content words within the other's)."""
+    """Whether two objects name the same thing: one's content words within the other's, or
+    half of the shorter one's specific words shared ('running the marathon', 'marathon plans')."""
     a, b = object_key(first), object_key(second)
     if not a or not b:
         return False
-    return a <= b or b <= a
+    if a <= b or b <= a:
+        return True
+    a, b = a - _GENERIC, b - _GENERIC
+    shared = a & b
+    return bool(shared) and 2 * len(shared) >= min(len(a), len(b))
+
+
+def _value_words(value: str) -> set[str]:
+    return {re.sub(r"'s$", "", word) for word in value.split()} - {"the", "of", "district"}
+
+
+_SENIORITY = frozenset(
+    words("junior senior lead head principal staff chief associate assistant trainee intern")
+)
+
+
+def same_job(first: str, second: str) -> bool:
+    """Whether two job values name one job ('icu nurse', 'intensive care nurse'), not a change
+    of role or seniority ('junior analyst', 'senior analyst')."""
+    if same_value(first, second):
+        return True
+    a, b = first.split(), second.split()
+    return a[-1] == b[-1] and set(a) & _SENIORITY == set(b) & _SENIORITY
 
 
 def same_value(first: str, second: str) -> bool:
     """Whether two values of an attribute are the same ('munich' and 'munich germany')."""
     if first == second:
         return True
-    a, b = set(first.split()), set(second.split())
+    a, b = _value_words(first), _value_words(second)
     return bool(a and b) and (a <= b or b <= a)
 
 
@@ -287,6 +349,7 @@ def same_value(first: str, second: str) -> bool:
 _V = r"(?P<v>[a-z0-9][\w'&.+#-]*(?: [\w'&.+#-]+){0,5})"
 _ADV = (
     r"(?:(?:now|currently|recently|just|finally|also|still|actually|officially|happily|"
+    r"typically|normally|often|regularly|sometimes|occasionally|strongly|deeply|"
     r"permanently|mostly|mainly|primarily|generally|usually|really|totally|absolutely|"
     r"definitely|genuinely|truly|even|already|since|newly|only|basically|pretty much)\s+)*"
 )
@@ -388,7 +451,8 @@ def _value(match: re.Match[str], group: str = "v") -> str:
 
 @_entry(
     rf"{_NOT}(?:lives?|living|resides?|residing|is based|based|is living|is located|located|"
-    rf"settled|is settled|has settled|calls?|stays?|is staying) (?:in|near|outside(?: of)?|"
+    rf"settled|is settled|has settled|calls?|stays?|is staying|has lived|has been living|"
+    rf"has been based) (?:in|near|outside(?: of)?|"
     rf"around|at) {_V}"
 )
 def _residence(match):
@@ -460,6 +524,9 @@ def _left_job(match):
 _JOB_HEAD = re.compile(r"[a-z-]+$")
 
 
+_LEAD_WORDS = frozenset({"lead", "head", "manager", "supervisor", "principal", "partner", "vp"})
+
+
 def _job_value(raw: str) -> str | None:
     value = clean_value(raw)
     words = value.split()
@@ -468,7 +535,7 @@ def _job_value(raw: str) -> str | None:
     head = words[-1]
     if head in NOT_A_JOB or set(words) & NOT_A_JOB:
         return None
-    if head in JOB_WORDS or (JOB_SUFFIX.search(head) and len(head) > 4):
+    if head in JOB_WORDS or head in _LEAD_WORDS or (JOB_SUFFIX.search(head) and len(head) > 4):
         return value
     return None
 
@@ -483,7 +550,22 @@ def _job(match):
     value = _job_value(match.group("v"))
     if value is None:
         return None
-    return [("job", value, not match.group("neg"))]
+    found = [("job", _JOB_ABBREVIATIONS.get(value, value), not match.group("neg"))]
+    employer = re.search(r" (?:at|for) (?P<e>[a-z0-9][\w'&.-]*(?: [\w'&.-]+){0,3})", match.group(0))
+    if employer and not match.group("neg") and clean_value(employer.group("e")):
+        found.append(("employer", clean_value(employer.group("e")), True))
+    return found
+
+
+_JOB_ABBREVIATIONS = {
+    "pm": "product manager",
+    "swe": "software engineer",
+    "sde": "software engineer",
+    "dev": "developer",
+    "em": "engineering manager",
+    "ux designer": "ux designer",
+    "rn": "nurse",
+}
 
 
 @_entry(
@@ -526,8 +608,9 @@ def _has_partner(match):
 
 
 @_entry(
-    r"(?:is |just )?(?:turned|is turning|will be|is|aged|age is|is aged|celebrated (?:their|"
-    r"his|her) )(?P<v>\d{1,3})(?:th birthday| years? old| yo|$| now| this year| last)"
+    r"(?:is |just |has just |recently )?(?:turned |is turning |will be |is |aged |age is |"
+    r"is aged |celebrated (?:their|his|her) |hit |reached )(?P<v>\d{1,3})(?:th|st|nd|rd)?"
+    r"(?: birthday| years? old| yo| y/o|$| now| this year| last| yesterday| today| on| in|,| and)"
 )
 def _age(match):
     age = int(match.group("v"))
@@ -586,8 +669,10 @@ def _pet_name(match):
 
 
 @_entry(
-    rf"(?:has|owns|adopted|got|rescued) (?:a |an |one |their |his |her )?(?P<add>new |second |"
-    rf"another |other )?(?:\w+ )?(?P<pet>{PETS}) (?:called|named) (?P<v>[a-z][\w'-]*)"
+    rf"(?:has|owns|adopted|got|rescued|only pet is|pet is|has (?:a )?(?:single|one) pet,?)"
+    rf"(?: exactly| just| only)? (?:a |an |one |their |his |her )?(?P<add>new |second |"
+    rf"another |other )?(?:[\w-]+ ){{0,2}}?(?P<pet>{PETS})\b[^.;]{{0,45}}?\b(?:called|named)"
+    rf" (?P<v>[a-z][\w'-]*)"
 )
 def _has_pet_named(match):
     found = [(f"pet_name:{_pet_kind(match.group('pet'))}", match.group("v"), True)]
@@ -620,17 +705,34 @@ def _favourite_inverted(match):
     return [(f"favourite:{_kind(match.group('k'))}", clean_value(match.group("v")), True)]
 
 
+_KIND_SYNONYMS = {
+    "novel": "book",
+    "film": "movie",
+    "flick": "movie",
+    "tv show": "show",
+    "series": "show",
+    "dish": "food",
+    "meal": "food",
+    "cuisine": "food",
+    "colour": "color",
+    "track": "song",
+    "group": "band",
+    "beverage": "drink",
+}
+
+
 def _kind(raw: str) -> str:
-    words = [w for w in raw.split() if w not in {"thing", "kind", "of", "type"}]
-    return stem(words[-1]) if words else raw
+    words = [w for w in raw.split() if w not in {"thing", "kind", "of", "type", "all-time"}]
+    if not words:
+        return raw
+    last = _KIND_SYNONYMS.get(" ".join(words[-2:]), _KIND_SYNONYMS.get(words[-1], words[-1]))
+    return stem(last)
 
 
 @_entry(
-    r"(?P<neg>does not (?:use|like)|no longer uses|stopped using|hates|dislikes|moved away from|"
-    r"switched away from|ditched|dropped)?\s*(?:prefers|uses|likes|loves|switched to|"
-    r"has switched to|is using|went with|chose|sets everything to|is on|runs|turned on|"
-    r"enabled|moved to|went (?:back )?to|prefer|use|keeps)?\s*"
-    r"(?:everything in |things in |apps in |their editor in |the )?"
+    r"(?P<neg>(?:does not (?:use|like)|no longer uses|stopped using|hates|dislikes|"
+    r"moved away from|switched away from|ditched|dropped|can not stand) )?"
+    r"(?:[\w' ]*? )?(?:(?:dark|light)(?: |-)(?:mode|theme) to )?"
     r"(?P<v>dark|light)(?: |-)(?:mode|theme|themes|colou?r scheme|ui|background)"
 )
 def _theme(match):
@@ -638,8 +740,10 @@ def _theme(match):
 
 
 @_entry(
-    r"(?:prefers|uses|likes|indents with|switched to|has switched to|codes with|writes code "
-    r"with|is a|swears by|moved to|went with|always uses)\s+(?:using )?(?P<v>tabs|spaces)\b"
+    r"(?:prefers|uses|likes|indents with|indents code with|indents (?:their|his|her) code with|"
+    r"switched to|has switched to|codes with|writes code with|is a|swears by|moved to|"
+    r"went with|always uses|formats with|formats code with|sticks to|sticks with)\s+"
+    r"(?:using )?(?:\d+ |two |four |eight )?(?P<v>tabs|spaces)\b"
 )
 def _indentation(match):
     return [("indentation", match.group("v"), True)]
@@ -677,6 +781,30 @@ def _editor_name(raw: str) -> str:
 )
 def _phone(match):
     return [("phone", _PHONES[match.group("v")], True)]
+
+
+@_entry(
+    r"(?:(?:only |main |primary |work |personal |home )?(?:computer|laptop|machine|pc|desktop|"
+    r"workstation|box|setup|daily driver) (?:is|runs|is running) (?:a |an )?[\w .-]*?)"
+    r"(?P<v>mac|macos|macbook|imac|windows|linux|ubuntu|fedora|debian|arch|chromebook)\b"
+)
+def _computer(match):
+    return [("os", _OS.get(match.group("v"), "macos"), True)]
+
+
+@_entry(
+    r"(?:has|owns|uses|got|bought|is on|switched to|moved to|daily[- ]drives) (?:the |a |an |one |"
+    r"only |new |their |his |her )*(?:[\w-]+ ){0,3}?(?P<v>macbook|imac|mac mini|mac studio|"
+    r"thinkpad running windows|surface|chromebook)\b"
+)
+def _device(match):
+    value = match.group("v")
+    os_name = (
+        "windows"
+        if value.startswith(("thinkpad", "surface"))
+        else ("chromeos" if value == "chromebook" else "macos")
+    )
+    return [("os", os_name, True)]
 
 
 @_entry(
@@ -911,6 +1039,33 @@ def _name(match):
 # --- reading -------------------------------------------------------------------------------
 
 
+# A name right after the relation ("their sister Ingrid lives in Oslo", "dog Biscuit is a corgi").
+_NAME_BEFORE_VERB = re.compile(
+    r"^(?:,\s*)?(?P<n>[a-z][\w'-]*)(?:\s*\([^)]*\))?,?\s+(?=(?:is|was|has|had|lives|works|loves|"
+    r"likes|hates|moved|turned|just|got|started|plays|uses|eats|smokes|drinks|does|did|can|"
+    r"will|recently|also|keeps|ate|sleeps|gets|goes|runs|teaches|studies)\b)"
+)
+_MOVED_IN = re.compile(
+    r"^(?:just |recently |finally |has )?(?:moved in|has moved in|lives|is living|started living)"
+    r" (?:together )?with (?:them|the user|him|her)\b"
+)
+
+
+_LEADING_TIME = re.compile(
+    r"^(?:over|in|during|for|since|after|before|at|as of|by|from|on|last|this|next|these|"
+    r"lately|recently|now|today|nowadays)\b[^,]{0,50}?,?\s+(?=(?:the user|user|they|he|she)\b)"
+)
+
+
+# "The user and their boyfriend broke up", "Amara and the user got married": a joint subject
+# that includes the user states the user's fact.
+_USER_AND_OTHER = re.compile(
+    r"^(?:(?:the )?user and (?:their |his |her )?[\w' ]{1,30}?|[a-z][\w'-]* and (?:the )?user) "
+    r"(?=(?:broke|split|got|are|were|have|has|moved|married|separated|divorced|live|lived|"
+    r"just|recently|finally|officially|decided|adopted|bought|welcomed|had)\b)"
+)
+
+
 def _subject(clause: str) -> tuple[str, str, list[tuple[str, str, bool]]]:
     """(subject, predicate, implied user facts) of a clause."""
     implied: list[tuple[str, str, bool]] = []
@@ -938,10 +1093,24 @@ def _subject(clause: str) -> tuple[str, str, list[tuple[str, str, bool]]]:
                 return USER, "", implied
         if naming:
             return USER, "", [*implied, (f"relative_name:{relation}", naming.group("n"), True)]
+        rest = _NAME_BEFORE_VERB.sub("", rest, count=1)
+        if _MOVED_IN.match(rest):
+            implied.append(
+                ("living_with", "partner" if relation in _PARTNER_WORDS else "family", True)
+            )
+            return USER, "", implied
         return relation, rest, implied
     pet = _PET_OWNER.match(clause)
     if pet:
-        return USER, clause.split(" ", 1)[1] if " " in clause else clause, implied
+        rest = pet.group("rest").strip(" ,")
+        named = _NAME_BEFORE_VERB.match(rest)
+        if named and named.group("n") not in {"is", "was", "has", "just"}:
+            implied.append((f"pet_name:{_pet_kind(pet.group('pet'))}", named.group("n"), True))
+            return USER, "", implied
+        joiner = "" if rest.startswith("'") else " "
+        return USER, f"{pet.group('pet')}{joiner}{rest}".strip(), implied
+    clause = _LEADING_TIME.sub("", clause, count=1)
+    clause = _USER_AND_OTHER.sub("user ", clause, count=1)
     subject = _SUBJECT.match(clause)
     if subject:
         rest = clause[subject.end() :].strip(" ,")
@@ -957,10 +1126,21 @@ def _subject(clause: str) -> tuple[str, str, list[tuple[str, str, bool]]]:
     return USER, clause, implied
 
 
+_PREAMBLE = re.compile(
+    r"^(?:(?:finally |eventually |recently |just )?(?:caved|gave in|decided|went ahead|"
+    r"took the plunge|bit the bullet|made the switch|made the move|got retested|was retested)"
+    r"(?: [\w' ]{0,30}?)? and |(?:has |had )?(?:also |recently )?(?:been )?(?:happy|excited|proud|"
+    r"glad|relieved|sad|thrilled) to (?:say|share|report|announce) (?:that )?(?:they |he |she )?"
+    r"(?:are |is |have |has )?)"
+)
+
+
 def _gerunds(predicate: str) -> str:
     """'living in X' and 'being vegan' read as 'lives in X' and 'is vegan'."""
-    predicate = re.sub(r"^being\b", "is", predicate)
-    predicate = re.sub(r"^having\b", "has", predicate)
+    predicate = _PREAMBLE.sub("", predicate)
+    first, _, rest = predicate.partition(" ")
+    if first in _GERUNDS:
+        predicate = f"{_GERUNDS[first]} {rest}".strip()
     return predicate
 
 
