@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from extraction.candidates import Candidate
-from extraction.judge import Relation, compare, statements_of
+from extraction.judge import Relation, compare, distinct, statements_of
 from extraction.statements import Statement
 from memories.models import Memory, ReviewItem
 from memories.text import content_hash
@@ -253,11 +253,12 @@ def _decide_one(
     target = None
     if judgement.verdict == Verdict.SAME:
         target = next((by_ref[ref] for ref in judgement.refs if ref in by_ref), None)
-    elif judgement.signal == ReviewItem.Signal.RULES and neighbours:
-        # The rules read too little to call everything new: a near-identical memory is the
-        # same fact reworded.
+    elif neighbours and neighbours[0].similarity >= NEAR_DUPLICATE_SIMILARITY:
+        # A near-identical memory is the same fact reworded, unless the statements visibly
+        # differ (another person, another pet, another value).
         nearest = neighbours[0]
-        if nearest.similarity >= NEAR_DUPLICATE_SIMILARITY:
+        statements = statements_of(candidate.caption, candidate.full_text)
+        if not distinct(statements, nearest.memory.statements):
             target = nearest
     if target is not None:
         if target.memory.status != Memory.Status.ACTIVE:

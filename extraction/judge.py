@@ -9,17 +9,9 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from extraction.statements import (
-    _NO_MEAT,
-    _RELATIONSHIP_COMPATIBLE,
-    POLAR,
-    SINGLE_VALUED,
-    Statement,
-    read,
-    same_job,
-    same_object,
-    same_value,
-)
+from extraction.catalogue import NO_MEAT, POLAR, RELATIONSHIP_COMPATIBLE, SINGLE_VALUED
+from extraction.statements import Statement, read
+from extraction.values import same_job, same_object, same_value
 
 
 class Relation(enum.StrEnum):
@@ -51,9 +43,9 @@ def _values_conflict(attribute: str, new: str, old: str) -> bool:
     if _values_same(attribute, new, old):
         return False
     if attribute == "diet":
-        return not ({new, old} <= _NO_MEAT and "no-meat" in {new, old})
+        return not ({new, old} <= NO_MEAT and "no-meat" in {new, old})
     if attribute == "relationship":
-        return frozenset({new, old}) not in _RELATIONSHIP_COMPATIBLE
+        return frozenset({new, old}) not in RELATIONSHIP_COMPATIBLE
     return True
 
 
@@ -122,6 +114,22 @@ def pair_relation(new: Statement, old: Statement) -> Comparison | None:
         if new.attribute != "children" or new.positive:
             return Comparison(Relation.SAME, f"same {_label(new.attribute)}: {new.value}")
     return None
+
+
+def distinct(new: tuple[Statement, ...], old: tuple[Statement, ...]) -> bool:
+    """Whether two memories visibly state different things of one kind (another person, pet,
+    allergy or value), so that however close their wording they are not one fact."""
+    for a in new:
+        for b in old:
+            if a.attribute.split(":", 1)[0] != b.attribute.split(":", 1)[0]:
+                continue
+            if a.subject != b.subject or a.attribute != b.attribute:
+                return True
+            if a.single_valued and not _values_same(a.attribute, a.value, b.value):
+                return True
+            if not a.single_valued and not _polar_match(a, b):
+                return True
+    return False
 
 
 def compare(new: tuple[Statement, ...], old: tuple[Statement, ...]) -> Comparison | None:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 
 from extraction.statements import USER, Statement, read
+from extraction.vocabulary import PETS
+from memories.text import states_a_fact
 
 _LEADING = re.compile(
     r"^(?:(?:so|ok|okay|well|anyway|anyways|btw|fyi|honestly|actually|also|and|but|oh|yeah|"
@@ -99,11 +101,67 @@ def _third_person(text: str) -> str:
     return text
 
 
-def restate(clause: str) -> str | None:
-    """The clause as a sentence about "User", or None when it is not about the speaker."""
-    text = _LEADING.sub("", clause.strip()).strip(" ,.!;:")
-    if not text:
-        return None
+# "Dune is my favourite book", "Vim is my main editor", "X is what I'm training for".
+_INVERTED = re.compile(
+    r"^(?P<x>.{1,40}?) (?:is|are|has to be|have to be|would be|will always be|remains|is still)"
+    r" (?:(?:hands down|definitely|easily|probably|still|now|officially|honestly|totally|"
+    r"by far|basically|always) )*(?:my|our) (?:(?:all-time|absolute|new|current|personal) )*"
+    r"(?:(?P<kind>favou?rite|fav|go-to|main|primary|daily|default) (?P<what>[\w' -]{2,30}?)|"
+    r"(?P<what2>editor|ide|language|os|phone|drink) of choice)(?:,.*)?$",
+    re.IGNORECASE,
+)
+_WHAT_I_DO = re.compile(
+    r"^(?P<x>.{2,50}?) is what (?:I am|I'm|we are) (?P<verb>\w+ing)(?P<prep> for| on| with)?$",
+    re.IGNORECASE,
+)
+# "as a high school chem teacher I need...": the speaker's role, said in passing.
+_AS_ROLE = re.compile(r"^as an? (?P<role>[\w' -]{2,40}?) (?:I|we)\b", re.IGNORECASE)
+# "Amara and I got married", "my boyfriend Marco and I broke up", "Hana (my wife) and I".
+_JOINT = re.compile(
+    r"^(?:(?:my|our) (?P<rel>[a-z]+) )?(?P<name>[A-Z][\w'-]+)(?: \((?:my|our) (?P<rel2>[a-z]+)\))?"
+    r" and (?:I|me)\b\s*(?P<rest>.*)$"
+)
+PET_APPOSITION = re.compile(
+    rf"^(?P<name>[A-Z][\w'-]+)(?:,| \() ?(?:my|our) (?:(?:old|little|rescue|sweet)\s+)?"
+    rf"(?P<pet>{PETS})\b"
+)
+
+
+def _inverted(text: str) -> str | None:
+    found = _INVERTED.match(text)
+    if found:
+        if found.group("what2"):
+            return f"User's main {found.group('what2').lower()} is {found.group('x')}"
+        what = found.group("what").strip()
+        kind = found.group("kind").lower()
+        kind = "favourite" if kind in {"fav", "favorite", "go-to", "favourite"} else kind
+        return f"User's {kind} {what} is {found.group('x')}"
+    found = _WHAT_I_DO.match(text)
+    if found:
+        prep = found.group("prep") or ""
+        return f"User is {found.group('verb')}{prep} {found.group('x')}"
+    return None
+
+
+def passing_facts(sentence: str) -> list[str]:
+    """Facts said in passing, even in a question: 'Biscuit, my corgi, ...', 'as a nurse I...',
+    'Hana (my wife) and I ...'. Each is restated about "User"."""
+    text = _LEADING.sub("", sentence.strip())
+    found = []
+    pet = PET_APPOSITION.match(text)
+    if pet:
+        name = pet.group("name")
+        found.append(f"User has a {pet.group('pet').lower()} named {name[:1].upper()}{name[1:]}")
+    role = _AS_ROLE.match(text)
+    if role:
+        found.append(f"User is a {role.group('role')}")
+    joint = _JOINT.match(text)
+    if joint and (relation := joint.group("rel") or joint.group("rel2")):
+        found.append(f"User's {relation.lower()} is named {joint.group('name')}")
+    return [fact for fact in found if any(s.subject == USER for s in read(fact))]
+
+
+def _first_person(text: str) -> str | None:
     subject = re.match(r"^(?:I|we)\s+(?P<rest>.+)$", text, re.IGNORECASE)
     if subject:
         rest = subject.group("rest")
@@ -120,6 +178,8 @@ def restate(clause: str) -> str | None:
     owned = re.match(r"^(?:my|our)\s+(?P<rest>.+)$", text, re.IGNORECASE)
     if owned:
         return f"User's {_third_person(owned.group('rest'))}"
+    if re.match(r"^(?:not|no longer)\b", text, re.IGNORECASE):
+        return f"User is {_third_person(text)}"
     if _SUBJECTLESS_VERB.match(text):
         verb = text.split()[0].lower()
         prefix = "User is " if verb.endswith("ing") else "User "
@@ -127,15 +187,89 @@ def restate(clause: str) -> str | None:
     return None
 
 
+def restatements(clause: str) -> list[str]:
+    """Ways to say the clause about "User", most faithful first (none: not about the speaker)."""
+    text = _LEADING.sub("", clause.strip()).strip(" ,.!;:")
+    if not text:
+        return []
+    found: list[str | None] = [_inverted(text)]
+    joint = _JOINT.match(text)
+    if joint:
+        if joint.group("rest"):
+            found.append(_first_person(f"we {joint.group('rest')}"))
+    else:
+        found.append(_first_person(text))
+    return [sentence for sentence in found if sentence]
+
+
+# How a statement read from a fragment ("dark mode everywhere", "tabs, always") is worded.
+_TEMPLATES = {
+    "theme": "User prefers {value} mode",
+    "indentation": "User indents code with {value}",
+    "editor": "User's main editor is {value}",
+    "diet": "User is {value}",
+    "os": "User uses {value}",
+    "phone": "User uses an {value} phone",
+}
+_NEGATED_TEMPLATES = {
+    "practice": "User does not {value}",
+    "allergy": "User has no {value} allergy",
+}
+
+
+def _fragment(clause: str) -> tuple[str, tuple[Statement, ...]] | None:
+    """A subjectless fragment the reader understands, worded from its statement."""
+    text = _LEADING.sub("", clause.strip()).strip(" ,.!;:")
+    statements = tuple(s for s in read(text) if s.subject == USER)
+    for statement in statements:
+        family = statement.attribute.split(":", 1)[0]
+        if statement.positive and family in _TEMPLATES:
+            return _TEMPLATES[family].format(value=statement.value), statements
+        if not statement.positive and family == "allergy" and statement.value == "*":
+            return "User has no allergies", statements
+    return None
+
+
 def restated_fact(clause: str) -> tuple[str, str, tuple[Statement, ...]] | None:
     """(third-person text, category, statements) for a clause that states a known attribute."""
-    text = restate(clause)
-    if text is None:
-        return None
-    statements = tuple(s for s in read(text) if s.subject == USER)
-    if not statements:
-        return None
-    family = statements[0].attribute.split(":", 1)[0]
+    readings = [
+        (text, tuple(s for s in read(text) if s.subject == USER))
+        for text in restatements(clause)
+        if states_a_fact(text)
+    ]
+    if (fragment := _fragment(clause)) is not None:
+        readings.append(fragment)
+    for text, statements in readings:
+        if statements and _worth_keeping(text, statements):
+            return text, _CATEGORY[statements[0].attribute.split(":", 1)[0]], statements
+    return None
+
+
+# A positive practice worth a memory: pursued, or a habit said with its frequency.
+_PURSUIT = re.compile(
+    r"\b(?:training|preparing|learning|studying|practi[sc]ing|working towards|started|took up|"
+    r"picked up|signed up|smokes?|vapes?|drinks?|wine|beer|coffee|a day|every (?:day|night|"
+    r"morning|week)|daily|nightly|most days|a week|times a week|on weekends|every weekend)\b",
+    re.IGNORECASE,
+)
+
+
+def _worth_keeping(text: str, statements: tuple[Statement, ...]) -> bool:
+    """Whether a restated clause states something durable enough to remember.
+
+    "Uses", "does" and "plays" read almost anything as a practice ("User uses a lot of
+    garlic"); those count only when they name something (a capitalised tool) or are pursued
+    ("is training for", "started"), while ending one ("quit", "stopped") always counts.
+    """
+    if _SECOND_PERSON.search(text):
+        return False  # about this chat ("User likes your answer"), not about the user
+    first = statements[0]
+    family = first.attribute.split(":", 1)[0]
     if family not in _CATEGORY:
-        return None
-    return text, _CATEGORY[family], statements
+        return False
+    if family == "practice" and first.positive:
+        return bool(_PURSUIT.search(text)) or any(word[:1].isupper() for word in text.split()[1:])
+    return True
+
+
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself)\b", re.IGNORECASE)

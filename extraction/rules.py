@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from extraction.candidates import Candidate
-from extraction.restate import restated_fact
+from extraction.restate import passing_facts, restated_fact
+from extraction.statements import announces_change
 from extraction.vocabulary import (
     COUNT,
     DEMONYMS,
@@ -182,6 +183,16 @@ def _is_question_start(text: str) -> bool:
     return bool(first) and first[0].strip(",").lower() in _INTERROGATIVES
 
 
+# A request to the assistant run on after a statement without a comma ("I started at Stripe
+# this week 🎉 can you help me prep?").
+_ASK_TAIL = re.compile(
+    r"\s+(?:[^\w\s]+\s*)?(?:(?:can|could|would|will) you|any (?:tips|ideas|advice|recs|"
+    r"recommendations|suggestions|good)|what (?:is|are|do|does|should|would|can|could)|"
+    r"how (?:do|does|can|could|should|would)|where (?:can|should|do)|should I|do you)\b.*$",
+    re.IGNORECASE,
+)
+
+
 def _declarative_part(sentence: str) -> str | None:
     """The statement in front of a trailing question ("My dog is Rex, is he allowed?"), if any."""
     for match in _QUESTION_TAIL.finditer(sentence):
@@ -191,6 +202,10 @@ def _declarative_part(sentence: str) -> str | None:
         if word in _INTERROGATIVES:
             head = sentence[: match.start()].strip()
             return None if "?" in head else head
+    tail = _ASK_TAIL.search(sentence)
+    if tail and tail.start() > 0:
+        head = sentence[: tail.start()].strip(" ,")
+        return None if "?" in head or not head else head
     return None
 
 
@@ -405,6 +420,8 @@ def _birthday_rule(match: re.Match[str]) -> _Fact | None:
 
 _NAMING_VERBS = {
     "'s name is": "is named",
+    "'s called": "is called",
+    "'s named": "is named",
     "is named": "is named",
     "is called": "is called",
     "goes by": "goes by",
@@ -413,7 +430,8 @@ _NAMING_VERBS = {
 
 
 @_rule(
-    rf"my (?P<rel>{RELATION})(?P<verb>'s name is| is called| is named| goes by| is(?= [A-Z]))"
+    rf"my (?P<rel>{RELATION})(?P<verb>'s name is|'s called|'s named| is called| is named| goes by|"
+    rf" is(?= [A-Z]))"
     rf" (?P<name>[\w'-]+(?: [A-Z][\w'-]+)?)(?P<rest>.*)"
 )
 def _relation_name_rule(match: re.Match[str]) -> _Fact | None:
@@ -956,8 +974,8 @@ def _restated(clause: str, *, temporary: bool) -> _Fact | None:
     found = restated_fact(clause)
     if found is None:
         return None
-    text, category, statements = found
-    if temporary and not any(statement.change for statement in statements):
+    text, category, _ = found
+    if temporary and not announces_change(clause):
         return None
     text = _TRAILING_FILLER.sub("", text.strip(" ,.!;:")).strip(" ,.!;:")
     return _Fact(text, category, 0.7)
@@ -966,6 +984,8 @@ def _restated(clause: str, *, temporary: bool) -> _Fact | None:
 def _sentence_facts(sentence: str) -> Iterator[_Fact]:
     """Facts stated by the user in one sentence."""
     text = _PREFIX.sub("", _normalise(sentence)).strip()
+    for fact in passing_facts(text):
+        yield _Fact(fact, "personal", 0.7)
     remembered = False
     request = _REMEMBER_QUESTION.match(text)
     if request:
@@ -980,6 +1000,7 @@ def _sentence_facts(sentence: str) -> Iterator[_Fact]:
     prefix = _REMEMBER_PREFIX.match(text)
     if prefix and prefix.end() < len(text):
         text, remembered = text[prefix.end() :], True
+
     pending: _Fact | None = None
     for connector, clause in _clauses(text):
         fact = _clause_fact(clause, remembered=remembered)

@@ -22,9 +22,22 @@ TECH_TERMS = words(
 )
 TECH_PHRASES = ("type hints", "unit tests", "static typing", "dark theme", "vs code")
 
+# Breeds people name their pets by ("our beagle Bruno"), and the animal each is.
+BREEDS = {
+    **dict.fromkeys(
+        words(
+            """retriever labrador lab beagle poodle corgi husky terrier spaniel collie shepherd
+            bulldog pug dachshund chihuahua greyhound whippet schnauzer boxer doberman
+            rottweiler labradoodle cockapoo goldendoodle shiba samoyed pomeranian maltese yorkie
+            pit pitbull mutt sheepdog malinois vizsla weimaraner"""
+        ),
+        "dog",
+    ),
+    **dict.fromkeys(words("tabby siamese persian ragdoll sphynx bengal moggy"), "cat"),
+}
 PETS = (
     r"dog|cat|puppy|kitten|pet|bird|parrot|rabbit|bunny|hamster|guinea pig|horse|pony|fish|"
-    r"goldfish|tortoise|turtle|snake|lizard|ferret"
+    r"goldfish|tortoise|turtle|snake|lizard|ferret|" + "|".join(sorted(BREEDS))
 )
 FAMILY = (
     r"partner|wife|husband|girlfriend|boyfriend|fianc[e\u00e9]e?|spouse|son|daughter|kid|"

@@ -27,7 +27,7 @@ ALLOWED: dict[str, set[str]] = {
 }
 RUNTIME = ("memory_platform", "integrations", "memories", "extraction", "recall")
 # Modules of one concept allowed past the size limit; each says why in its docstring.
-LONG_MODULES = {"extraction/rules.py"}
+LONG_MODULES = {"extraction/rules.py", "extraction/catalogue.py"}
 MAX_LINES = 500
 
 

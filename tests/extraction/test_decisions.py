@@ -5,7 +5,18 @@ from __future__ import annotations
 import numpy as np
 
 from extraction.candidates import Candidate
-from extraction.decisions import Action, KnownMemory, decide, new_ref
+from extraction.decisions import (
+    NEIGHBOUR_LIMIT,
+    Action,
+    Judgement,
+    KnownMemory,
+    Neighbour,
+    Verdict,
+    decide,
+    neighbours_find,
+    new_ref,
+)
+from memories.models import ReviewItem
 from memories.text import content_hash
 
 
@@ -17,6 +28,7 @@ def unit(*values: float) -> np.ndarray:
 def known(ref: str, text: str, vector: np.ndarray, *, status: str = "active") -> KnownMemory:
     return KnownMemory(
         ref=ref,
+        caption=text,
         full_text=text,
         category="personal",
         status=status,
@@ -25,12 +37,12 @@ def known(ref: str, text: str, vector: np.ndarray, *, status: str = "active") ->
     )
 
 
-def candidate(text: str) -> Candidate:
-    return Candidate(caption=text, full_text=text, category="personal")
+def candidate(text: str, category: str = "personal") -> Candidate:
+    return Candidate(caption=text, full_text=text, category=category)
 
 
-def never(candidate: Candidate, memory: KnownMemory) -> str | None:
-    return None
+def rules(position: int, candidate: Candidate, neighbours: list[Neighbour]) -> None:
+    return None  # no LLM: the offline judge decides
 
 
 def test_the_same_text_in_other_case_and_spacing_is_skipped():
@@ -40,7 +52,7 @@ def test_the_same_text_in_other_case_and_spacing_is_skipped():
         candidates=[candidate("user  lives in BERLIN.")],
         vectors=np.stack([unit(0, 1, 0)]),
         known=[berlin],
-        judge=never,
+        judge=rules,
     )
 
     assert decision.action == Action.SKIP
@@ -53,11 +65,36 @@ def test_a_near_duplicate_of_an_active_memory_merges_into_it():
         candidates=[candidate("User likes green tea")],
         vectors=np.stack([unit(1, 0.05, 0)]),
         known=[tea],
-        judge=never,
+        judge=rules,
     )
 
     assert (decision.action, decision.target) == (Action.MERGE, "mem_a")
-    assert decision.similarity > 0.99
+
+
+def test_a_near_duplicate_about_another_person_is_not_merged():
+    mine = known("mem_a", "User lives in Oslo", unit(1, 0, 0))
+
+    [decision] = decide(
+        candidates=[candidate("User's sister lives in Oslo")],
+        vectors=np.stack([unit(1, 0.05, 0)]),
+        known=[mine],
+        judge=rules,
+    )
+
+    assert decision.action == Action.INSERT
+
+
+def test_a_restatement_in_other_words_merges_even_when_the_vectors_are_far_apart():
+    vegetarian = known("mem_a", "User is vegetarian", unit(1, 0, 0))
+
+    [decision] = decide(
+        candidates=[candidate("User mentioned they don't eat meat")],
+        vectors=np.stack([unit(0, 1, 0)]),
+        known=[vegetarian],
+        judge=rules,
+    )
+
+    assert (decision.action, decision.target) == (Action.MERGE, "mem_a")
 
 
 def test_restating_a_memory_pending_review_adds_nothing():
@@ -67,44 +104,71 @@ def test_restating_a_memory_pending_review_adds_nothing():
         candidates=[candidate("User lives in Oslo, Norway")],
         vectors=np.stack([unit(1, 0.01, 0)]),
         known=[pending],
-        judge=never,
+        judge=rules,
     )
 
     assert decision.action == Action.SKIP
 
 
-def test_a_contradiction_is_held_with_the_judges_reason_and_the_memory_it_contradicts():
+def test_the_rules_hold_a_contradiction_in_other_words_and_name_the_attribute():
     berlin = known("mem_a", "User lives in Berlin", unit(1, 0, 0))
-    asked = []
-
-    def judge(new: Candidate, memory: KnownMemory) -> str | None:
-        asked.append((new.full_text, memory.ref))
-        return "moved"
 
     [decision] = decide(
-        candidates=[candidate("User lives in Munich")],
-        vectors=np.stack([unit(0, 1, 0)]),  # far apart: the shared attribute brings the judge
+        candidates=[candidate("User said they recently relocated to Munich")],
+        vectors=np.stack([unit(0, 1, 0)]),  # far apart: the shared attribute finds it
         known=[berlin],
-        judge=judge,
+        judge=rules,
     )
 
     assert decision.action == Action.HOLD
-    assert [(c.ref, c.reason) for c in decision.conflicts] == [("mem_a", "moved")]
-    assert asked == [("User lives in Munich", "mem_a")]
+    assert [c.ref for c in decision.conflicts] == ["mem_a"]
+    assert decision.signal == ReviewItem.Signal.RULES
+    assert "where the user lives" in decision.reason and "munich" in decision.reason
 
 
-def test_unrelated_memories_never_reach_the_judge():
-    def judge(new: Candidate, memory: KnownMemory) -> str | None:
-        raise AssertionError("the judge was asked about an unrelated memory")
+def test_an_announced_change_supersedes_under_the_supersede_policy_and_waits_otherwise():
+    smoker = known("mem_a", "User smokes half a pack a day", unit(1, 0, 0))
+    quit_ = [candidate("User quit smoking three weeks ago")]
+    vectors = np.stack([unit(0.6, 0.8, 0)])
+
+    [held] = decide(candidates=quit_, vectors=vectors, known=[smoker], judge=rules)
+    [applied] = decide(
+        candidates=quit_, vectors=vectors, known=[smoker], judge=rules, supersede=True
+    )
+
+    assert held.action == Action.HOLD
+    assert applied.action == Action.SUPERSEDE
+
+
+def test_facts_about_different_people_never_conflict():
+    mine = known("mem_a", "User lives in Berlin", unit(1, 0, 0))
 
     [decision] = decide(
-        candidates=[candidate("User plays the cello")],
-        vectors=np.stack([unit(0, 1, 0)]),
-        known=[known("mem_a", "User lives in Berlin", unit(1, 0, 0))],
-        judge=judge,
+        candidates=[candidate("User's sister Ingrid lives in Oslo")],
+        vectors=np.stack([unit(0.8, 0.6, 0)]),
+        known=[mine],
+        judge=rules,
     )
 
     assert decision.action == Action.INSERT
+
+
+def test_the_llm_judgement_decides_and_its_unusable_answer_falls_back_to_the_rules():
+    berlin = known("mem_a", "User lives in Berlin", unit(1, 0, 0))
+    answers = {0: Judgement(Verdict.CONTRADICTS, ("mem_a",), "moved", ReviewItem.Signal.LLM)}
+
+    def llm(position, candidate, neighbours):
+        return answers.get(position)
+
+    decisions = decide(
+        candidates=[candidate("User plays chess"), candidate("User lives in Munich now")],
+        vectors=np.stack([unit(0, 1, 0), unit(0, 0, 1)]),
+        known=[berlin],
+        judge=llm,
+    )
+
+    assert decisions[0].action == Action.HOLD and decisions[0].signal == ReviewItem.Signal.LLM
+    assert decisions[1].action == Action.HOLD and decisions[1].signal == ReviewItem.Signal.RULES
 
 
 def test_a_later_candidate_is_decided_against_the_earlier_ones_of_the_same_conversation():
@@ -112,7 +176,7 @@ def test_a_later_candidate_is_decided_against_the_earlier_ones_of_the_same_conve
         candidates=[candidate("User has a dog"), candidate("User has a dog called Rex")],
         vectors=np.stack([unit(1, 0, 0), unit(1, 0.02, 0)]),
         known=[],
-        judge=never,
+        judge=rules,
     )
 
     assert [d.action for d in decisions] == [Action.INSERT, Action.MERGE]
@@ -126,8 +190,20 @@ def test_a_merge_keeps_the_longer_wording_for_the_candidates_that_follow():
         candidates=[candidate("User has a dog called Rex"), candidate("User has a dog called Rex")],
         vectors=np.stack([unit(1, 0.02, 0), unit(0, 1, 0)]),
         known=[dog],
-        judge=never,
+        judge=rules,
     )
 
     # The second is now the memory's exact text: skipped although its vector is far away.
     assert [d.action for d in decisions] == [Action.MERGE, Action.SKIP]
+
+
+def test_neighbours_are_the_closest_above_the_floor_plus_every_memory_of_the_same_attribute():
+    many = [known(f"mem_{i}", f"User enjoys hobby {i}", unit(1, 0.01 * i, 0)) for i in range(20)]
+    berlin = known("mem_b", "User lives in Berlin", unit(0, 0, 1))
+    far = known("mem_f", "User plays the cello", unit(-1, 0, 0))
+
+    found = neighbours_find(candidate("User moved to Munich"), unit(1, 0, 0), [*many, berlin, far])
+
+    refs = [n.memory.ref for n in found]
+    assert len(refs) == NEIGHBOUR_LIMIT + 1 and refs[-1] == "mem_b"
+    assert "mem_f" not in refs

@@ -110,9 +110,9 @@ def test_contradiction_is_held_for_review_and_never_overwrites(tenant, llm):
     assert new.status == Memory.Status.PENDING_REVIEW
     review = ReviewItem.objects.get()
     assert review.new_memory == new and list(review.existing_memories.all()) == [old]
-    assert review.similarity >= 0.85 and review.reason == "scripted verdict"
+    assert review.reason == "scripted verdict" and review.signal == ReviewItem.Signal.LLM
     assert [m.id for m in outcome.memories] == [new.id]
-    assert len(llm.judge_calls) == 1
+    assert len(llm.decision_calls) == 1
 
 
 def test_a_compatible_similar_fact_is_stored_alongside(tenant, llm):
@@ -125,7 +125,10 @@ def test_a_compatible_similar_fact_is_stored_alongside(tenant, llm):
 
     assert Memory.objects.filter(status=Memory.Status.ACTIVE).count() == 2
     assert not ReviewItem.objects.exists()
-    assert len(llm.judge_calls) == 1  # similar enough to ask, and the judge said compatible
+    # The stored fact was shown to the LLM as a neighbour, and it answered "new".
+    [call] = llm.decision_calls
+    [shown] = llm.shown(call)
+    assert [m["text"] for m in shown["memories"]] == ["User prefers Python"]
 
 
 def test_rules_judge_the_conflict_when_the_llm_judge_is_down(tenant, llm):
@@ -139,7 +142,8 @@ def test_rules_judge_the_conflict_when_the_llm_judge_is_down(tenant, llm):
 
     review = ReviewItem.objects.get()
     assert review.new_memory.full_text == "User lives in Munich"
-    assert "lives in" in review.reason
+    assert review.signal == ReviewItem.Signal.RULES
+    assert "where the user lives" in review.reason and "munich" in review.reason
 
 
 def test_cap_evicts_the_oldest_active_memories_with_an_audit_record(tenant, llm, settings):

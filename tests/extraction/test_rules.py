@@ -335,9 +335,6 @@ def test_temporary_context_is_ignored(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "I don't live in Paris.",
-        "I'm not vegetarian.",
-        "I'm not allergic to anything.",
         "I love it!",
         "I like your answer.",
         "I'm working on it.",
@@ -345,8 +342,23 @@ def test_temporary_context_is_ignored(text: str) -> None:
         "I'm Brian.",
     ],
 )
-def test_negations_and_statements_without_a_usable_object_yield_nothing(text: str) -> None:
+def test_statements_without_a_usable_object_yield_nothing(text: str) -> None:
     assert captions(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I don't live in Paris.", "User does not live in Paris"),
+        ("I'm not vegetarian.", "User is not vegetarian"),
+        ("We don't have kids.", "User does not have kids"),
+        ("i quit smoking last year!!", "User quit smoking last year"),
+        ("turns out I'm not allergic to cats after all", "User is not allergic to cats after all"),
+        ("I stopped using Notion, it got too slow.", "User stopped using Notion"),
+    ],
+)
+def test_negative_and_ended_facts_are_kept_as_such(text: str, expected: str) -> None:
+    assert captions(text) == [expected]
 
 
 def test_only_the_users_words_are_read() -> None:

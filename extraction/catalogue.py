@@ -1,0 +1,773 @@
+"""The catalogue of statements the offline reader knows: one pattern per way of saying a fact.
+
+One concept in one module, hence its length: a table of entries, each an anchored pattern over
+a clause's predicate ("lives in Munich", "quit smoking", "is not allergic to cats") and the
+(attribute, value, polarity) readings it yields. The first entry that reads a predicate wins.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from extraction.values import clean_value, object_key, stem
+from extraction.vocabulary import BREEDS, JOB_SUFFIX, JOB_WORDS, NOT_A_JOB, PETS
+
+SINGLE_VALUED = {
+    "residence": "where the user lives",
+    "employer": "employer",
+    "job": "job",
+    "relationship": "relationship status",
+    "partner_name": "partner's name",
+    "age": "age",
+    "diet": "diet",
+    "pet_name": "pet's name",
+    "favourite": "favourite",
+    "theme": "colour theme",
+    "indentation": "indentation",
+    "editor": "main editor",
+    "phone": "phone",
+    "os": "operating system",
+    "living_with": "who the user lives with",
+    "name": "name",
+}
+POLAR = {
+    "practice": "does",
+    "sentiment": "feeling about",
+    "allergy": "allergy to",
+    "children": "children",
+    "employer_left": "works at",
+}
+
+
+_V = r"(?P<v>[a-z0-9][\w'&.+#-]*(?: [\w'&.+#-]+){0,5})"
+_ADV = (
+    r"(?:(?:now|currently|recently|just|finally|also|still|actually|officially|happily|"
+    r"typically|normally|often|regularly|sometimes|occasionally|strongly|deeply|"
+    r"permanently|mostly|mainly|primarily|generally|usually|really|totally|absolutely|"
+    r"definitely|genuinely|truly|even|already|since|newly|only|basically|pretty much)\s+)*"
+)
+_NOT = r"(?P<neg>(?:is |are |does |do |did |has |have )?(?:not|never|no longer) )?"
+
+_DIETS = {
+    "vegetarian": "vegetarian",
+    "veggie": "vegetarian",
+    "vegan": "vegan",
+    "plant-based": "vegan",
+    "plant based": "vegan",
+    "pescatarian": "pescatarian",
+    "pescetarian": "pescatarian",
+    "carnivore": "omnivore",
+    "omnivore": "omnivore",
+    "meat-eater": "omnivore",
+    "meat eater": "omnivore",
+    "keto": "keto",
+    "flexitarian": "flexitarian",
+}
+# Diets that exclude meat: "does not eat meat" is the same as being vegetarian, and fits them.
+NO_MEAT = {"vegetarian", "vegan", "pescatarian", "no-meat"}
+_EDITORS = (
+    r"vim|neovim|nvim|emacs|vs ?code|visual studio code|visual studio|sublime(?: text)?|"
+    r"intellij(?: idea)?|pycharm|webstorm|atom|nano|zed|cursor|helix|xcode|eclipse|notepad\+\+|"
+    r"android studio|rider|goland|clion|phpstorm|jetbrains \w+"
+)
+_PHONES = {
+    "iphone": "ios",
+    "ios": "ios",
+    "android": "android",
+    "pixel": "android",
+    "samsung": "android",
+    "galaxy": "android",
+}
+_OS = {
+    "mac": "macos",
+    "macos": "macos",
+    "macbook": "macos",
+    "os x": "macos",
+    "windows": "windows",
+    "linux": "linux",
+    "ubuntu": "linux",
+    "fedora": "linux",
+    "debian": "linux",
+    "arch": "linux",
+    "chromebook": "chromeos",
+}
+_RELATIONSHIP = {
+    "single": "single",
+    "married": "married",
+    "engaged": "engaged",
+    "divorced": "divorced",
+    "separated": "separated",
+    "widowed": "widowed",
+    "a widow": "widowed",
+    "a widower": "widowed",
+    "in a relationship": "partnered",
+    "dating someone": "partnered",
+    "seeing someone": "partnered",
+    "taken": "partnered",
+}
+# Values that say less than the others without contradicting them ("has a partner" and
+# "is married" can both be true).
+RELATIONSHIP_COMPATIBLE = {
+    frozenset({"partnered", "married"}),
+    frozenset({"partnered", "engaged"}),
+    frozenset({"separated", "married"}),
+}
+_LIVING_ALONE = r"alone|by (?:themselves|himself|herself|themself)|on (?:their|his|her) own|solo"
+_HOUSEMATES = (
+    r"(?:their |his |her |a |two |three |some )?(?:partner|girlfriend|boyfriend|wife|husband|"
+    r"fianc[eé]e?|spouse|roommates?|flatmates?|housemates?|parents|mom|mum|dad|mother|father|"
+    r"family|friends?|kids|children|sister|brother|grandparents?|in-laws|significant other|"
+    r"other half|boyfriend and|girlfriend and)"
+)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    pattern: re.Pattern[str]
+    read: object  # Callable[[re.Match[str]], list[tuple[str, str, bool]] | None]
+
+
+CATALOGUE: list[_Entry] = []
+
+
+def _entry(pattern: str):
+    def register(function):
+        CATALOGUE.append(_Entry(re.compile(rf"^{_ADV}{pattern}"), function))
+        return function
+
+    return register
+
+
+def _value(match: re.Match[str], group: str = "v") -> str:
+    return clean_value(match.group(group) or "")
+
+
+@_entry(
+    rf"{_NOT}(?:lives?|living|resides?|residing|is based|based|is living|is located|located|"
+    rf"settled|is settled|has settled|calls?|stays?|is staying|has lived|has been living|"
+    rf"has been based) (?:in|near|outside(?: of)?|"
+    rf"around|at) {_V}"
+)
+def _residence(match):
+    value = _value(match)
+    if not value or re.match(r"(?:a|an|the)?\s*(?:flat|apartment|house|home|studio)\b", value):
+        return None
+    return [("residence", value, not match.group("neg"))]
+
+
+@_entry(
+    rf"(?:has |have )?(?:moved|relocated|moving|relocating|is moving|is relocating|"
+    rf"has moved|has relocated|went) (?:back )?(?:over |out |across )?to {_V}"
+)
+def _moved(match):
+    value = _value(match)
+    return [("residence", value, True)] if value else None
+
+
+@_entry(rf"(?:now )?calls? {_V} home")
+def _calls_home(match):
+    return [("residence", _value(match), True)]
+
+
+@_entry(
+    rf"{_NOT}(?:works?|working|is working|is employed|employed|has a job|has a new job|"
+    rf"has started working|started working|is now working) (?:at|for|with|by) {_V}"
+)
+def _employer(match):
+    value = _value(match)
+    if not value or value in {"home", "night", "nights", "weekends"}:
+        return None
+    return [("employer", value, not match.group("neg"))]
+
+
+@_entry(
+    rf"(?:has |have )?(?:joined|started (?:a new (?:job|role|position) )?at|started at|"
+    rf"got (?:a |an )?(?:new )?(?:job|role|position|offer) (?:at|with)|took (?:a |an )?"
+    rf"(?:new )?(?:job|role|position) (?:at|with)|accepted (?:a |an )?(?:job|offer|role|"
+    rf"position) (?:at|from|with)|landed (?:a |an )?(?:job|role) (?:at|with)|"
+    rf"(?:is|are) (?:now )?(?:at|with)|began (?:working )?at|moved to (?:a new job at)?) {_V}"
+)
+def _joined(match):
+    value = _value(match)
+    if not value or value in {"home", "work", "the moment", "school"}:
+        return None
+    # "is at the gym" is not an employer; a capitalised name was lost, so require a job cue.
+    text = match.group(0)
+    if re.match(rf"^{_ADV}(?:is|are) (?:now )?(?:at|with)", text) and not re.search(
+        r"\b(?:inc|ltd|corp|gmbh|labs?|technologies|bank|university|hospital|agency|studio|"
+        r"group|company|startup|firm|consulting)\b",
+        value,
+    ):
+        return None
+    return [("employer", value, True)]
+
+
+@_entry(
+    rf"(?:has |have )?(?:left|quit|resigned from|was laid off from|got laid off from|"
+    rf"was let go from|stopped working (?:at|for)|no longer works? (?:at|for)|"
+    rf"is no longer (?:at|with)|does not work (?:at|for)) {_V}"
+)
+def _left_job(match):
+    value = _value(match)
+    if not value or value.split()[0] in {"job", "their", "his", "her", "smoking", "drinking"}:
+        return None
+    return [("employer_left", value, False)]
+
+
+_JOB_HEAD = re.compile(r"[a-z-]+$")
+
+
+_LEAD_WORDS = frozenset({"lead", "head", "manager", "supervisor", "principal", "partner", "vp"})
+
+
+def _job_value(raw: str) -> str | None:
+    value = clean_value(raw)
+    tokens = value.split()
+    if not tokens or len(tokens) > 5:
+        return None
+    head = tokens[-1]
+    if head in NOT_A_JOB or set(tokens) & NOT_A_JOB:
+        return None
+    if head in JOB_WORDS or head in _LEAD_WORDS or (JOB_SUFFIX.search(head) and len(head) > 4):
+        return value
+    return None
+
+
+@_entry(
+    rf"{_NOT}(?:works? as|working as|is employed as|is (?:now )?(?:a|an)|became (?:a|an)|"
+    rf"has become (?:a|an)|got promoted to|was promoted to|is now (?:a|an)|"
+    rf"job (?:title )?is|role is|position is|(?:is )?a (?:full[- ]time |part[- ]time )?) "
+    rf"(?:a |an )?{_V}"
+)
+def _job(match):
+    value = _job_value(match.group("v"))
+    if value is None:
+        return None
+    found = [("job", _JOB_ABBREVIATIONS.get(value, value), not match.group("neg"))]
+    employer = re.search(r" (?:at|for) (?P<e>[a-z0-9][\w'&.-]*(?: [\w'&.-]+){0,3})", match.group(0))
+    if employer and not match.group("neg") and clean_value(employer.group("e")):
+        found.append(("employer", clean_value(employer.group("e")), True))
+    return found
+
+
+_JOB_ABBREVIATIONS = {
+    "pm": "product manager",
+    "swe": "software engineer",
+    "sde": "software engineer",
+    "dev": "developer",
+    "em": "engineering manager",
+    "ux designer": "ux designer",
+    "rn": "nurse",
+}
+
+
+@_entry(
+    r"(?P<neg>is not |is no longer |not )?(?:is |got |just got |recently got |has gotten |"
+    r"became |has become |has been )?(?P<v>single|married|engaged|divorced|separated|widowed|"
+    r"a widow|a widower|in a relationship|dating someone|seeing someone|taken)\b"
+    r"(?: to (?P<who>[a-z][\w'-]*))?"
+)
+def _relationship(match):
+    status = _RELATIONSHIP[match.group("v")]
+    found = [("relationship", status, not match.group("neg"))]
+    if match.group("who") and status in {"married", "engaged"} and not match.group("neg"):
+        found.append(("partner_name", match.group("who"), True))
+    return found
+
+
+@_entry(r"(?:broke up|split up|separated|ended (?:the|their|his|her) relationship)\b")
+def _broke_up(match):
+    return [("relationship", "single", True)]
+
+
+@_entry(
+    r"(?:is |has )?(?:a |an )?(?P<neg>(?:no|without a|not having a) )?(?:has |have )?"
+    r"(?:a |an )?(?:new )?(?P<v>girlfriend|boyfriend|partner|wife|husband|fianc[eé]e?|spouse)"
+    r"(?: (?:named|called) (?P<who>[a-z][\w'-]*))?$"
+)
+def _has_partner(match):
+    if match.group("neg"):
+        return [("relationship", "single", True)]
+    found = [
+        (
+            "relationship",
+            "married" if match.group("v") in {"wife", "husband"} else "partnered",
+            True,
+        )
+    ]
+    if match.group("who"):
+        found.append(("partner_name", match.group("who"), True))
+    return found
+
+
+@_entry(
+    r"(?:is |just |has just |recently )?(?:turned |is turning |will be |is |aged |age is |"
+    r"is aged |celebrated (?:their|his|her) |hit |reached )(?P<v>\d{1,3})(?:th|st|nd|rd)?"
+    r"(?: birthday| years? old| yo| y/o|$| now| this year| last| yesterday| today| on| in|,| and)"
+)
+def _age(match):
+    age = int(match.group("v"))
+    return [("age", str(age), True)] if 5 <= age <= 110 else None
+
+
+@_entry(
+    r"(?P<neg>is not |is no longer |is not a |is no longer a |stopped being |"
+    r"quit being |gave up being )?(?:is |has gone |went |has become |became |turned |"
+    r"is now |is strictly |is fully |is mostly |follows a |eats a |has been |"
+    r"switched to (?:a |being )?|started (?:a |being )?|going |went back to being )?"
+    r"(?:a |an )?(?:strict |full |fully |mostly |now )?(?P<v>vegetarian|veggie|vegan|"
+    r"plant-based|plant based|pescatarian|pescetarian|carnivore|omnivore|meat-eater|meat eater|"
+    r"keto|flexitarian)\b(?! (?:recipes?|restaurants?|food|options?|dishes|places?|cafes?|"
+    r"cookbook|friends?|meals?))"
+)
+def _diet(match):
+    diet = _DIETS[match.group("v")]
+    if match.group("neg"):
+        return [("diet", diet, False)]
+    return [("diet", diet, True)]
+
+
+@_entry(
+    r"(?P<neg>does not eat|do not eat|never eats|no longer eats|stopped eating|gave up|"
+    r"has given up|cut out|avoids|does not touch|quit eating)\s+(?:any |all )?"
+    r"(?:red )?(?P<v>meat|animal products|meat or fish|meat and fish|fish or meat|dairy)\b"
+)
+def _no_meat(match):
+    what = match.group("v")
+    if what == "dairy":
+        return [("practice", "dairy", False)]
+    if "fish" in what:
+        return [("diet", "vegetarian", True)]
+    return [("diet", "no-meat" if what == "meat" else "vegan", True)]
+
+
+@_entry(
+    r"(?:now |has started |started |has begun |began |is )?(?:eating|eats|eat|back to eating|"
+    r"went back to eating|has gone back to eating|occasionally eats|enjoys eating|loves eating)"
+    r" (?:meat|steak|chicken|beef|pork|burgers|bacon|lamb|red meat)\b"
+)
+def _eats_meat(match):
+    return [("diet", "omnivore", True)]
+
+
+@_entry(
+    rf"(?:(?:user's|their|his|her) )?(?:(?:old|new|little|rescue|only|first) )?"
+    rf"(?P<pet>{PETS})(?:'s name is| is (?:called|named)| goes by| is) (?P<v>[a-z][\w'-]*)$"
+)
+def _pet_name(match):
+    name = match.group("v")
+    if name in {"a", "an", "the", "very", "so", "really", "old", "young", "sick", "fine"}:
+        return None
+    return [(f"pet_name:{pet_kind(match.group('pet'))}", name, True)]
+
+
+@_entry(
+    rf"(?:has|owns|adopted|got|rescued|only pet is|pet is|has (?:a )?(?:single|one) pet,?)"
+    rf"(?: exactly| just| only)? (?:a |an |one |their |his |her )?(?P<add>new |second |"
+    rf"another |other )?(?:[\w-]+ ){{0,2}}?(?P<pet>{PETS})\b[^.;]{{0,45}}?\b(?:called|named)"
+    rf" (?P<v>[a-z][\w'-]*)"
+)
+def _has_pet_named(match):
+    found = [(f"pet_name:{pet_kind(match.group('pet'))}", match.group("v"), True)]
+    return [(*found[0], "additive")] if match.group("add") else found
+
+
+@_entry(rf"named (?:their|his|her|the) (?:new )?(?P<pet>{PETS}) (?P<v>[a-z][\w'-]*)")
+def _named_pet(match):
+    return [(f"pet_name:{pet_kind(match.group('pet'))}", match.group("v"), True)]
+
+
+def pet_kind(word: str) -> str:
+    kinds = {"puppy": "dog", "kitten": "cat", "bunny": "rabbit", "pony": "horse", **BREEDS}
+    return kinds.get(word, word)
+
+
+@_entry(
+    r"(?:all[- ]time |absolute |current |new )?(?:favou?rite|fav|go-to) (?P<k>[a-z][\w' -]{1,30}?) "
+    r"(?:is|are|has become|became|is now|is still|these days is|has to be|has always been|"
+    r"would be|will always be|remains) (?:now )?(?P<v>.+)"
+)
+def _favourite(match):
+    return [(f"favourite:{_kind(match.group('k'))}", clean_value(match.group("v")), True)]
+
+
+@_entry(
+    r"(?P<v>[a-z0-9][\w' &.-]{1,40}?) (?:is|are|has become|became) (?:now )?"
+    r"(?:their|his|her|the user's) (?:new |current |all[- ]time |absolute )?favou?rite "
+    r"(?P<k>[a-z][\w' -]{1,30})"
+)
+def _favourite_inverted(match):
+    return [(f"favourite:{_kind(match.group('k'))}", clean_value(match.group("v")), True)]
+
+
+_KIND_SYNONYMS = {
+    "drunk": "drink",
+    "drank": "drink",
+    "novel": "book",
+    "film": "movie",
+    "flick": "movie",
+    "tv show": "show",
+    "series": "show",
+    "dish": "food",
+    "meal": "food",
+    "cuisine": "food",
+    "colour": "color",
+    "track": "song",
+    "group": "band",
+    "beverage": "drink",
+}
+
+
+def _kind(raw: str) -> str:
+    kept = [w for w in raw.split() if w not in {"thing", "kind", "of", "type", "all-time"}]
+    if not kept:
+        return raw
+    last = _KIND_SYNONYMS.get(" ".join(kept[-2:]), _KIND_SYNONYMS.get(kept[-1], kept[-1]))
+    return stem(last)
+
+
+@_entry(
+    r"(?P<neg>(?:does not (?:use|like)|no longer uses|stopped using|hates|dislikes|"
+    r"moved away from|switched away from|ditched|dropped|can not stand) )?"
+    r"(?:[\w' ]*? )?(?:(?:dark|light)(?: |-)(?:mode|theme) to )?"
+    r"(?P<v>dark|light)(?: |-)(?:mode|theme|themes|colou?r scheme|ui|background)"
+)
+def _theme(match):
+    return [("theme", match.group("v"), not match.group("neg"))]
+
+
+@_entry(
+    r"(?:prefers|uses|likes|indents with|indents code with|indents (?:their|his|her) code with|"
+    r"switched to|has switched to|codes with|writes code with|is a|swears by|moved to|"
+    r"went with|always uses|formats with|formats code with|sticks to|sticks with)\s+"
+    r"(?:using )?(?:\d+ |two |four |eight )?(?P<v>tabs|spaces)\b"
+)
+def _indentation(match):
+    return [("indentation", match.group("v"), True)]
+
+
+@_entry(
+    rf"(?:(?:now |mainly |mostly |primarily )?(?:uses|codes in|writes code in|develops in|"
+    rf"switched (?:over )?to|has switched (?:over )?to|moved (?:over )?to|migrated to|prefers|"
+    rf"relies on|lives in|works in|is using|went back to|is back (?:to|on)|swears by|is a)\s+)"
+    rf"(?P<v>{_EDITORS})\b(?: (?:as (?:their|his|her|the) )?(?:main |primary |daily |go-to |"
+    rf"default )?(?:editor|ide|code editor)| (?:for|to) (?:all (?:their|his|her) )?(?:coding|"
+    rf"code|programming|development|everything|work)| user|$)"
+)
+def _editor(match):
+    return [("editor", _editor_name(match.group("v")), True)]
+
+
+@_entry(
+    rf"(?:main |primary |daily |go-to |default |favou?rite |preferred )(?:editor|ide|code editor)"
+    rf" is (?:now )?(?P<v>{_EDITORS})\b"
+)
+def _editor_is(match):
+    return [("editor", _editor_name(match.group("v")), True)]
+
+
+def _editor_name(raw: str) -> str:
+    name = raw.replace(" ", "")
+    return {"nvim": "neovim", "visualstudiocode": "vscode"}.get(name, name)
+
+
+@_entry(
+    r"(?:uses|has|owns|switched to|has switched to|got|bought|moved to|went (?:back )?to|"
+    r"is on|carries|is an?) (?:a |an |the |new )?(?P<v>iphone|android|pixel|samsung|galaxy)"
+    r"(?: phone| user)?\b"
+)
+def _phone(match):
+    return [("phone", _PHONES[match.group("v")], True)]
+
+
+@_entry(
+    r"(?:(?:only |main |primary |work |personal |home )?(?:computer|laptop|machine|pc|desktop|"
+    r"workstation|box|setup|daily driver) (?:is|runs|is running) (?:a |an )?[\w .-]*?)"
+    r"(?P<v>mac|macos|macbook|imac|windows|linux|ubuntu|fedora|debian|arch|chromebook)\b"
+)
+def _computer(match):
+    return [("os", _OS.get(match.group("v"), "macos"), True)]
+
+
+@_entry(
+    r"(?:has|owns|uses|got|bought|is on|switched to|moved to|daily[- ]drives) (?:the |a |an |one |"
+    r"only |new |their |his |her )*(?:[\w,-]+ ){0,3}?(?:a |an )?"
+    r"(?P<v>macbook|imac|mac mini|mac studio|"
+    r"thinkpad running windows|surface|chromebook)\b"
+)
+def _device(match):
+    value = match.group("v")
+    os_name = (
+        "windows"
+        if value.startswith(("thinkpad", "surface"))
+        else ("chromeos" if value == "chromebook" else "macos")
+    )
+    return [("os", os_name, True)]
+
+
+@_entry(
+    r"(?:uses|runs|switched to|has switched to|moved to|is on|works on|codes on|develops on|"
+    r"went (?:back )?to|daily[- ]drives|got) (?:a |an )?(?P<v>mac|macos|macbook|os x|windows|"
+    r"linux|ubuntu|fedora|debian|arch|chromebook)\b(?! (?:server|vm|box|machine|container))"
+)
+def _os(match):
+    return [("os", _OS[match.group("v")], True)]
+
+
+@_entry(
+    rf"(?P<neg>does not |no longer |has stopped |stopped )?(?:lives?|living|is living) "
+    rf"(?:{_LIVING_ALONE})"
+)
+def _lives_alone(match):
+    return [("living_with", "alone", not match.group("neg"))]
+
+
+@_entry(
+    rf"(?:lives?|living|is living|moved in|has moved in|shares (?:a |an )?(?:flat|apartment|"
+    rf"house|place|home)) (?:together )?with (?P<v>{_HOUSEMATES})"
+)
+def _lives_with(match):
+    who = match.group("v")
+    if re.search(r"roommate|flatmate|housemate|friend", who):
+        value = "roommates"
+    elif re.search(r"parents|mom|mum|dad|mother|father|family|grandparent|in-laws", who):
+        value = "family"
+    elif re.search(r"kids|children", who):
+        value = "children"
+    else:
+        value = "partner"
+    return [("living_with", value, True)]
+
+
+@_entry(r"(?:has |have )?(?:moved in together|moved in with (?:their|his|her) \w+)")
+def _moved_in(match):
+    return [("living_with", "partner", True)]
+
+
+@_entry(
+    r"(?P<neg>does not have|has no|have no|never had|does not want|is not having|has not got|"
+    r"is child-?free|is childless|has zero)\s*(?:any )?(?:kids|children|a child|a baby|babies)?"
+)
+def _no_children(match):
+    return [("children", "", False)]
+
+
+@_entry(
+    r"(?:has|have|had|is raising|just had|welcomed|is a (?:mom|mum|mother|father|dad|parent)"
+    r"(?: of)?|became a (?:mom|mum|mother|father|dad|parent)(?: of)?|is expecting|are expecting|"
+    r"is pregnant|is going to be a (?:mom|mum|mother|father|dad|parent))"
+    r"(?: (?:a|an|one|two|three|four|\d|their first|a new|twins|a baby|baby|newborn|little))*"
+    r"\s*(?:(?:baby|little|newborn|young|teenage|adult|\d+[- ]year[- ]old) )*"
+    r"(?P<v>kids?|children|child|sons?|daughters?|boy|girl|baby|twins|grandchildren|toddler)?"
+)
+def _has_children(match):
+    text = match.group(0)
+    if match.group("v") is None and not re.search(
+        r"expecting|pregnant|parent|mom|mum|mother|father|dad", text
+    ):
+        return None
+    return [("children", "", True)]
+
+
+@_entry(
+    rf"{_NOT}(?:is |are )?(?P<sev>severely |mildly |highly |very |deathly |seriously )?"
+    r"(?:allergic|intolerant|sensitive) to (?P<v>.+)"
+)
+def _allergy(match):
+    value = clean_value(match.group("v"))
+    if not value:
+        return None
+    return [(f"allergy:{_allergen(value)}", value, not match.group("neg"))]
+
+
+@_entry(r"has (?:a |an )?(?:severe |mild |serious )?(?P<v>[a-z -]{2,30}?) (?:allergy|intolerance)")
+def _has_allergy(match):
+    value = clean_value(match.group("v"))
+    return [(f"allergy:{_allergen(value)}", value, True)] if value else None
+
+
+@_entry(
+    r"(?:has no|does not have any|does not have|no longer has|outgrew|has outgrown|got over)"
+    r" (?:(?:their|his|her|any) )?(?:(?P<v>[a-z -]{2,30}?) )?(?:allerg(?:y|ies)|intolerances?)"
+)
+def _no_allergy(match):
+    value = clean_value(match.group("v") or "")
+    return [(f"allergy:{_allergen(value) if value else '*'}", value or "*", False)]
+
+
+def _allergen(value: str) -> str:
+    key = sorted(object_key(value))
+    return " ".join(key) if key else value
+
+
+_QUIT_VERBS = (
+    r"quit|quitted|stopped|gave up|given up|giving up|has given up|kicked|dropped|ditched|"
+    r"abandoned|cut out|cut back on|no longer (?:does|uses|plays|drinks|smokes|practices|goes)|"
+    r"is no longer (?:doing|using|playing|into|training for|learning|studying|pursuing|"
+    r"working on|going to|attending|taking)|is not (?:doing|using|playing|training for|"
+    r"learning|pursuing|working on) (?:\w+ )?anymore|does not (?:use|do|play|drink|smoke|"
+    r"practice|go|take) (?:\w+ )?anymore|uninstalled|deleted|cancelled|canceled|"
+    r"unsubscribed from|moved away from|switched away from|walked away from|has stopped|"
+    r"stopped using|stopped going to|stopped doing|stopped playing|decided against|"
+    r"put (?:\w+ )?on hold|shelved|scrapped|called off|backed out of|pulled out of|"
+    r"withdrew from|not going to|will not be|is not going to|won't be|is done with|"
+    r"has had enough of|is off"
+)
+
+
+@_entry(
+    rf"(?P<verb>{_QUIT_VERBS})\s+(?:on |with |from |the idea of |plans? (?:to|for) |"
+    rf"trying to |to )?{_V}"
+)
+def _quit(match):
+    value = clean_value(match.group("v"))
+    if not value or value.split()[0] in {"that", "this", "it", "them", "there", "by", "in"}:
+        return None
+    return [("practice", value, False)]
+
+
+@_entry(
+    r"(?P<neg>does not|never|no longer|has never|has not) (?:smoke|smokes|smoked|drink|drinks|"
+    r"drunk|drank|vape|vapes|vaped|drink alcohol|drinks alcohol|drunk alcohol|drink coffee|"
+    r"drinks coffee)\b"
+)
+def _does_not_smoke(match):
+    return [("practice", match.group(0).split()[-1], False)]
+
+
+@_entry(
+    r"(?:has |have |usually has |often has )?(?:a |an |one |two |a few |some |the odd |"
+    r"a glass or two of |a couple of |glasses of |a glass of |a bottle of |a pint of |pints of |"
+    r"a beer|beers|wine)?[\w ]{0,25}?\b(?:wine|beer|beers|alcohol|cocktails?|whisk(?:e)?y|vodka|"
+    r"gin|rum|booze|pints?|drinks?)\b(?! (?:glass|shop|bar|list|pairing|recommendations?))"
+)
+def _has_a_drink(match):
+    if not re.match(
+        r"^(?:has|have|usually|often|a |an |one |two |some |glasses|pints)", match.group(0)
+    ):
+        return None
+    return [("practice", "drink", True)]
+
+
+@_entry(r"(?P<v>tabs|spaces)(?: for indentation| over (?:tabs|spaces)| always| only| forever|$)")
+def _indentation_fragment(match):
+    return [("indentation", match.group("v"), True)]
+
+
+@_entry(r"teaches (?P<v>[a-z][\w ]{1,30}?)(?: at (?P<e>.+))?$")
+def _teaches(match):
+    found = [("job", f"{clean_value(match.group('v'))} teacher", True)]
+    if match.group("e") and clean_value(match.group("e")):
+        found.append(("employer", clean_value(match.group("e")), True))
+    return found
+
+
+@_entry(
+    r"(?P<neg>is not |is no longer |is not really |is not much of |not )?(?:a |an )(?:big |huge |"
+    r"real |total )?(?P<v>coffee|tea|morning|night|dog|cat|beach|gym|wine|beer|book|people|"
+    r"city|country|sports?|football|running|gaming|outdoors) (?:person|drinker|lover|fan|guy|"
+    r"girl|type)\b"
+)
+def _kind_of_person(match):
+    return [("practice", match.group("v"), not match.group("neg"))]
+
+
+@_entry(r"(?:is a |is an )?(?P<neg>non-|non |ex-|former )(?P<v>smoker|drinker|vaper)")
+def _non_smoker(match):
+    return [("practice", match.group("v"), False)]
+
+
+@_entry(r"(?:is a |is an )?(?:heavy |regular |social |occasional |daily )?(?P<v>smoker|vaper)\b")
+def _smoker(match):
+    return [("practice", match.group("v"), True)]
+
+
+@_entry(
+    r"(?:smokes|vapes|drinks|still smokes|smokes? (?:about |around )?\d+|drinks (?:a lot of )?"
+    r"(?:coffee|alcohol|beer|wine))\b(?P<rest>.*)"
+)
+def _smokes(match):
+    verb = match.group(0).split()[0]
+    obj = match.group(0)[len(verb) :].strip()
+    return [("practice", f"{verb} {clean_value(obj)}".strip(), True)]
+
+
+@_entry(
+    rf"(?:is |has been |have been )?(?:training for|preparing for|working towards|"
+    rf"working toward|aiming for|aiming to|planning to|plans to|wants to|hopes to|"
+    rf"is going to|signed up for|registered for|is signed up for|is registered for|"
+    rf"is studying for|learning|studying|taking (?:\w+ )?(?:classes|lessons|a course) in|"
+    rf"(?:has |have )?(?:started|taken up|picked up|got into|gotten into|began) "
+    rf"(?:learning |playing |doing |practicing |practising |training )?)(?: for| to)?\s*{_V}"
+)
+def _pursues(match):
+    value = clean_value(match.group("v"))
+    if not value or value.split()[0] in {"that", "this", "it", "to", "be", "work", "a"}:
+        return (
+            None
+            if not value or value.split()[0] != "a" or len(value.split()) < 2
+            else [("practice", value, True)]
+        )
+    return [("practice", value, True)]
+
+
+@_entry(
+    r"(?:goal|aim|dream|plan|ambition|resolution|new year's resolution) (?:for [\w ]+ )?"
+    rf"is (?:to )?{_V}"
+)
+def _goal(match):
+    value = clean_value(match.group("v"))
+    return [("practice", value, True)] if value else None
+
+
+_USE_VERBS = (
+    r"uses|is using|has been using|relies on|swears by|runs|organi[sz]es (?:everything|"
+    r"(?:their|his|her) \w+) (?:in|with)|keeps (?:everything|(?:their|his|her) \w+) in|"
+    r"tracks (?:everything|(?:their|his|her) \w+) in|manages (?:everything|(?:their|his|her) "
+    r"\w+) (?:in|with)|does (?:everything|all (?:their|his|her) \w+) in|lives in|plays|"
+    r"practices|practises|goes (?:to )?|does|attends|rides|drives|owns"
+)
+
+
+@_entry(rf"(?P<verb>{_USE_VERBS})\s+{_V}")
+def _uses(match):
+    value = clean_value(match.group("v"))
+    if not value or value.split()[0] in {"it", "that", "this", "to", "a", "not", "so", "well"}:
+        return None
+    return [("practice", value, True)]
+
+
+_LOVE = (
+    r"loves|love|likes|like|enjoys|enjoy|adores|is into|is passionate about|is obsessed with|"
+    r"is a (?:big |huge |massive )?fan of|is keen on|is crazy about|is fond of|really likes|"
+    r"has come to love|has grown to love|came to love|grew to love|learned to love|"
+    r"learnt to love|has learned to love|started to love|started loving|now loves|"
+    r"has fallen in love with|fell in love with|got into|has gotten into|is hooked on|"
+    r"actually enjoys|finds (?P<o1>.+?) (?:fun|enjoyable|relaxing)"
+)
+_HATE = (
+    r"hates|hate|dislikes|dislike|detests|loathes|can not stand|does not like|do not like|"
+    r"does not enjoy|is not into|is not a fan of|is not keen on|has grown to hate|"
+    r"has come to hate|now hates|started to hate|got tired of|is tired of|is sick of|"
+    r"has had enough of|no longer (?:likes|enjoys|loves)|can not bear|avoids|"
+    r"is not a big fan of|finds (?P<o2>.+?) (?:boring|tedious|awful|miserable|exhausting)"
+)
+
+
+@_entry(rf"(?P<neg>{_HATE}) (?P<v>.+)|(?:{_LOVE}) (?P<v2>.+)")
+def _sentiment(match):
+    raw = match.group("v") or match.group("v2") or ""
+    raw = match.groupdict().get("o1") or match.groupdict().get("o2") or raw
+    value = clean_value(raw)
+    if not value or value.split()[0] in {"it", "that", "this", "them", "to be", "when"}:
+        return None
+    return [("sentiment", value, not match.group("neg"))]
+
+
+@_entry(
+    r"(?:name is|goes by|is called|is named|prefers to be called|likes to be called) "
+    r"(?P<v>[a-z][\w'-]*)$"
+)
+def _name(match):
+    return [("name", match.group("v"), True)]
