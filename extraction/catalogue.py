@@ -218,6 +218,8 @@ def _left_job(match):
 _JOB_HEAD = re.compile(r"[a-z-]+$")
 
 
+# "a coffee person", "a cat lover": kinds of people, not jobs.
+_NOT_A_ROLE = frozenset({"person", "people", "type", "lover", "fan", "guy", "girl", "kind"})
 _LEAD_WORDS = frozenset({"lead", "head", "manager", "supervisor", "principal", "partner", "vp"})
 
 
@@ -227,7 +229,7 @@ def _job_value(raw: str) -> str | None:
     if not tokens or len(tokens) > 5:
         return None
     head = tokens[-1]
-    if head in NOT_A_JOB or set(tokens) & NOT_A_JOB:
+    if head in NOT_A_JOB or set(tokens) & NOT_A_JOB or head in _NOT_A_ROLE:
         return None
     if head in JOB_WORDS or head in _LEAD_WORDS or (JOB_SUFFIX.search(head) and len(head) > 4):
         return value
@@ -628,12 +630,11 @@ def _quit(match):
 
 
 @_entry(
-    r"(?P<neg>does not|never|no longer|has never|has not) (?:smoke|smokes|smoked|drink|drinks|"
-    r"drunk|drank|vape|vapes|vaped|drink alcohol|drinks alcohol|drunk alcohol|drink coffee|"
-    r"drinks coffee)\b"
+    r"(?P<neg>does not|never|no longer|has never|has not) (?P<v>smoke|smokes|smoked|drink|drinks|"
+    r"drunk|drank|vape|vapes|vaped)\b(?: (?P<o>alcohol|coffee|caffeine|tea|wine|beer|soda))?"
 )
 def _does_not_smoke(match):
-    return [("practice", match.group(0).split()[-1], False)]
+    return [("practice", match.group("o") or match.group("v"), False)]
 
 
 @_entry(

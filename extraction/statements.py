@@ -275,6 +275,8 @@ def _subject(clause: str) -> tuple[str, str, list[tuple[str, str, bool]]]:
     if subject:
         rest = clause[subject.end() :].strip(" ,")
         rest = _REPORTING.sub("", rest, count=1).strip(" ,")
+        if _RELATIVE_OWNER.match(rest) or _PET_OWNER.match(rest):
+            return _subject(rest)  # "User mentioned their son Leo started school"
         for pattern, replacement in _PRONOUN_VERB:
             rest = pattern.sub(replacement, rest, count=1)
         return USER, rest, implied

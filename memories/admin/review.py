@@ -35,6 +35,7 @@ from memories.selectors import (
 from memories.services.reviews import (
     ReviewAlreadyResolved,
     ReviewError,
+    review_item_reopen,
     review_item_resolve,
     review_item_resolve_many,
 )
@@ -176,6 +177,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
         "similarity_shown",
         "user",
         "tenant",
+        "signal",
         "waiting",
         "resolution_shown",
     ]
@@ -186,7 +188,9 @@ class ReviewItemAdmin(admin.ModelAdmin):
         ReviewUserFilter,
         ("new_memory__category", admin.ChoicesFieldListFilter),
         ReviewAgeFilter,
+        "signal",
         "resolution",
+        "auto_resolved",
     ]
     search_fields = ["new_memory__caption", "existing_memories__caption", "end_user__external_id"]
     search_help_text = "Search by a memory's caption or the end user's id."
@@ -324,7 +328,21 @@ class ReviewItemAdmin(admin.ModelAdmin):
         can_resolve = item.status == ReviewItem.Status.PENDING and self.has_change_permission(
             request, item
         )
+        can_reopen = item.auto_resolved and self.has_change_permission(request, item)
 
+        if request.method == "POST" and request.POST.get("resolution") == "reopen":
+            if not can_reopen:
+                raise PermissionDenied
+            try:
+                review_item_reopen(review_item_id=item.pk, operator=request.user)
+            except ReviewError as exc:
+                self.message_user(request, f"Not reopened: {exc}", messages.ERROR)
+            else:
+                self.log_change(request, item, "Reopened for review")
+                self.message_user(
+                    request, f"Conflict #{item.pk} is waiting for review again.", messages.SUCCESS
+                )
+            return HttpResponseRedirect(request.path)
         if request.method == "POST":
             if not can_resolve:
                 raise PermissionDenied
@@ -355,6 +373,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
             "existing": existing,
             "form": form,
             "can_resolve": can_resolve,
+            "can_reopen": can_reopen,
             "has_view_permission": self.has_view_permission(request),
             "resolutions": RESOLUTION_DONE,
             **(extra_context or {}),

@@ -403,3 +403,50 @@ def _memory_operator_edit_locked(
     )
     memories_changed_on_commit(end_user_ids=[memory.end_user_id])
     return memory
+
+
+@transaction.atomic
+def review_item_reopen(*, review_item_id: int, operator: AbstractBaseUser) -> ReviewItem:
+    """Undo an update the supersede policy applied: the conflict waits for review again.
+
+    The new memory goes back to pending_review and the memories it superseded become active
+    again (each with a version naming the operator); then any resolution can be chosen.
+    """
+    item = ReviewItem.objects.select_for_update().filter(pk=review_item_id).first()
+    if item is None:
+        raise ReviewError(f"no review item {review_item_id}")
+    EndUser.objects.select_for_update().get(pk=item.end_user_id)
+    if not item.auto_resolved or item.status != ReviewItem.Status.RESOLVED:
+        raise ReviewError("only a conflict the supersede policy resolved can be reopened")
+    actor = operator.get_username()
+    note = f"review {item.pk}: reopened for review"
+    for memory in Memory.objects.select_for_update().filter(
+        pk__in=item.existing_memories.values("pk"), status=Memory.Status.SUPERSEDED
+    ):
+        if _active_duplicate(memory, memory.content_hash, besides=()) is not None:
+            continue  # an active memory already says it; keep the store consistent
+        memory.status = Memory.Status.ACTIVE
+        memory.save(update_fields=["status", "updated_at"])
+        memory_version_record(
+            memory=memory,
+            action=MemoryVersion.Action.RESOLVED,
+            actor_type=OPERATOR,
+            actor=actor,
+            note=note,
+        )
+    if item.new_memory_id:
+        new = Memory.objects.select_for_update().get(pk=item.new_memory_id)
+        new.status = Memory.Status.PENDING_REVIEW
+        new.save(update_fields=["status", "updated_at"])
+        memory_version_record(
+            memory=new,
+            action=MemoryVersion.Action.RESOLVED,
+            actor_type=OPERATOR,
+            actor=actor,
+            note=note,
+        )
+    item.status, item.resolution, item.auto_resolved = ReviewItem.Status.PENDING, "", False
+    item.resolved_at, item.resolved_by = None, None
+    item.save(update_fields=["status", "resolution", "auto_resolved", "resolved_at", "resolved_by"])
+    memories_changed_on_commit(end_user_ids=[item.end_user_id])
+    return item

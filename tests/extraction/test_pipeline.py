@@ -239,3 +239,130 @@ def test_async_extraction_without_a_broker_runs_inline_after_commit(
     assert outcome.state == "queued"
     outcome.job.refresh_from_db()
     assert outcome.job.status == ExtractionJob.Status.SUCCEEDED
+
+
+# --- decisions: one call per conversation, the policy, the offline path -------------------
+
+
+def test_all_candidates_of_a_conversation_are_decided_in_one_call(tenant, llm):
+    user_id = uuid.uuid4()
+    llm.learn("first", fact("User lives in Berlin"), fact("User works at Acme"))
+    llm.learn(
+        "second",
+        fact("User moved to Munich"),
+        fact("User started a new job at Initech"),
+        fact("User has a dog called Rex"),
+    )
+    llm.contradict("User lives in Berlin", "User moved to Munich")
+    llm.contradict("User works at Acme", "User started a new job at Initech")
+
+    _extract(tenant, user_id, "first")
+    _extract(tenant, user_id, "second")
+
+    assert len(llm.decision_calls) == 1
+    held = ReviewItem.objects.order_by("pk")
+    assert [item.new_memory.full_text for item in held] == [
+        "User moved to Munich",
+        "User started a new job at Initech",
+    ]
+    job = ExtractionJob.objects.order_by("created_at").last()
+    assert job.llm_calls == 2  # the extraction and the one decision call
+
+
+def test_an_unusable_decision_reply_leaves_each_candidate_to_the_rules(tenant, llm, llm_settings):
+    user_id = uuid.uuid4()
+    llm.learn("first", fact("User is vegetarian", "preference"))
+    llm.learn("second", fact("User mentioned they eat meat most days now", "preference"))
+    _extract(tenant, user_id, "first")
+    llm_settings.always(
+        lambda request: "I'm not sure." if "<facts>" in request.prompt_text else llm(request)
+    )
+
+    _extract(tenant, user_id, "second")
+
+    review = ReviewItem.objects.get()
+    assert review.signal == ReviewItem.Signal.RULES and "diet" in review.reason
+
+
+@pytest.mark.parametrize(("policy", "tenant_policy"), [("supersede", ""), ("review", "supersede")])
+def test_an_announced_change_supersedes_at_once_under_the_supersede_policy(
+    tenant, llm, settings, policy, tenant_policy
+):
+    settings.MEMORY_CONFLICT_POLICY = policy
+    tenant.conflict_policy = tenant_policy
+    tenant.save()
+    user_id = uuid.uuid4()
+    llm.learn("first", fact("User lives in Berlin"))
+    llm.learn("second", fact("User moved to Munich last month"))
+    llm.contradict("User lives in Berlin", "User moved to Munich last month")
+    llm.updates = True
+
+    _extract(tenant, user_id, "first")
+    outcome = _extract(tenant, user_id, "second")
+
+    old = Memory.objects.get(full_text="User lives in Berlin")
+    new = Memory.objects.get(full_text="User moved to Munich last month")
+    assert (old.status, new.status) == (Memory.Status.SUPERSEDED, Memory.Status.ACTIVE)
+    assert old.versions.last().action == MemoryVersion.Action.SUPERSEDED
+    review = ReviewItem.objects.get()
+    assert review.status == ReviewItem.Status.RESOLVED and review.auto_resolved
+    assert review.resolution == ReviewItem.Resolution.KEEP_NEW
+    assert outcome.total_user_memories == 1
+
+
+def test_a_tenant_may_keep_review_when_the_service_supersedes(tenant, llm, settings):
+    settings.MEMORY_CONFLICT_POLICY = "supersede"
+    tenant.conflict_policy = "review"
+    tenant.save()
+    user_id = uuid.uuid4()
+    llm.learn("first", fact("User lives in Berlin"))
+    llm.learn("second", fact("User moved to Munich"))
+    llm.contradict("User lives in Berlin", "User moved to Munich")
+    llm.updates = True
+
+    _extract(tenant, user_id, "first")
+    _extract(tenant, user_id, "second")
+
+    assert ReviewItem.objects.get().status == ReviewItem.Status.PENDING
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("i live in leeds btw", "We moved to Bristol last month! any good coffee spots?"),
+        ("I smoke about a pack a day, I know.", "Quit smoking!! three weeks without a cigarette"),
+        ("we don't have kids", "my son just started kindergarten, any tips for the first week?"),
+        ("I'm 41.", "just turned 42 yesterday, feeling old"),
+        ("honestly I can't stand running", "I've come to love running, I go out 3x a week now"),
+    ],
+)
+def test_offline_a_contradiction_in_everyday_words_is_held(tenant, settings, first, second):
+    settings.MEMORY_EXTRACTOR = "rules"
+    user_id = uuid.uuid4()
+
+    _extract(tenant, user_id, first)
+    outcome = _extract(tenant, user_id, second)
+
+    review = ReviewItem.objects.get()
+    assert review.new_memory in outcome.memories
+    assert review.new_memory.status == Memory.Status.PENDING_REVIEW
+    assert review.signal == ReviewItem.Signal.RULES
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("I live in Berlin.", "My sister lives in Oslo, I'm visiting her in May."),
+        ("I grew up in Lyon.", "I live in Paris now."),
+        ("I have a dog called Rex.", "We got a second dog, her name is Luna."),
+        ("I'm allergic to peanuts.", "I'm also allergic to shellfish."),
+    ],
+)
+def test_offline_compatible_facts_are_both_kept(tenant, settings, first, second):
+    settings.MEMORY_EXTRACTOR = "rules"
+    user_id = uuid.uuid4()
+
+    _extract(tenant, user_id, first)
+    _extract(tenant, user_id, second)
+
+    assert not ReviewItem.objects.exists()

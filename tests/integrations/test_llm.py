@@ -195,6 +195,43 @@ def test_a_model_that_refuses_max_tokens_is_asked_with_max_completion_tokens(llm
     assert "max_tokens" not in second.body
 
 
+SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+
+
+def test_a_schema_is_asked_for_as_structured_output(llm_settings):
+    llm_settings.reply('{"ok": true}')
+
+    chat(HELLO, json_schema=SCHEMA, schema_name="answer")
+
+    [request] = llm_settings.calls
+    assert request.body["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "answer", "schema": SCHEMA, "strict": True},
+    }
+
+
+def test_a_server_without_schemas_gets_json_mode_then_nothing_and_that_is_remembered(
+    llm_settings,
+):
+    llm_settings.fail(400, message="response_format json_schema is not supported", times=1)
+    llm_settings.fail(400, message="Invalid value for 'response_format'", times=1)
+    llm_settings.reply('{"ok": true}').reply('{"ok": true}')
+
+    assert chat(HELLO, json_schema=SCHEMA).content == '{"ok": true}'
+    chat(HELLO, json_schema=SCHEMA)
+
+    formats = [r.body.get("response_format", {}).get("type") for r in llm_settings.calls]
+    assert formats == ["json_schema", "json_object", None, None]
+
+
+def test_a_request_without_a_schema_sends_no_response_format(llm_settings):
+    llm_settings.reply("hi")
+
+    chat(HELLO)
+
+    assert "response_format" not in llm_settings.calls[0].body
+
+
 def test_every_failure_is_an_llm_error():
     for kind in (LLMUnavailable, LLMBadResponse, LLMRejected):
         assert issubclass(kind, LLMError)

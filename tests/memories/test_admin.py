@@ -422,3 +422,38 @@ def test_admin_pages_and_their_static_files_work_with_debug_off(client_as_operat
     css = client_as_operator.get("/static/admin/css/base.css")
     assert css.status_code == 200
     assert b"--primary" in b"".join(css.streaming_content)
+
+
+def test_the_conflict_page_names_the_signal_that_found_the_conflict(client_as_operator, end_user):
+    item = conflict_make(end_user, reason="different where the user lives: 'berlin' before")
+    ReviewItem.objects.filter(pk=item.pk).update(signal=ReviewItem.Signal.LLM)
+
+    page = client_as_operator.get(conflict_page(item)).content.decode()
+
+    assert "Found by: <strong>LLM decision</strong>" in page
+    assert "different where the user lives" in page
+
+
+def test_an_update_the_policy_applied_can_be_reopened_from_its_page(client_as_operator, end_user):
+    from memories.services.conflicts import review_item_file
+
+    old = memory_make(end_user, "User lives in Berlin")
+    new = memory_make(end_user, "User moved to Munich")
+    item = review_item_file(
+        new_memory=new,
+        existing=[old],
+        similarity=0.5,
+        reason="moved",
+        signal="rules",
+        supersede=True,
+    )
+
+    page = client_as_operator.get(conflict_page(item)).content.decode()
+    assert "Applied automatically" in page and 'id="resolve-reopen"' in page
+    response = client_as_operator.post(conflict_page(item), {"resolution": "reopen"})
+
+    assert response.status_code == 302
+    item.refresh_from_db()
+    old.refresh_from_db()
+    assert item.status == ReviewItem.Status.PENDING and old.status == Memory.Status.ACTIVE
+    assert 'id="resolve-keep_new"' in client_as_operator.get(conflict_page(item)).content.decode()

@@ -14,6 +14,7 @@ from memories.services.reviews import (
     ReviewAlreadyResolved,
     ReviewError,
     memory_operator_edit,
+    review_item_reopen,
     review_item_resolve,
     review_item_resolve_many,
 )
@@ -427,3 +428,51 @@ def test_an_operator_edit_that_changes_nothing_writes_no_version(end_user, opera
     )
 
     assert memory.versions.count() == 1
+
+
+def _superseded(end_user) -> ReviewItem:
+    """An update the supersede policy applied: the old memory superseded, the item resolved."""
+    from memories.services.conflicts import review_item_file
+
+    old = memory_make(end_user, "User lives in Berlin")
+    new = memory_make(end_user, "User moved to Munich")
+    return review_item_file(
+        new_memory=new,
+        existing=[old],
+        similarity=0.5,
+        reason="moved",
+        signal="rules",
+        supersede=True,
+    )
+
+
+def test_an_update_applied_by_the_policy_is_filed_resolved_and_audited(end_user):
+    item = _superseded(end_user)
+
+    old = item.existing_memories.get()
+    assert item.status == ReviewItem.Status.RESOLVED and item.auto_resolved
+    assert item.resolved_by is None and item.resolution == Resolution.KEEP_NEW
+    assert old.status == Memory.Status.SUPERSEDED
+    assert old.versions.last().action == MemoryVersion.Action.SUPERSEDED
+
+
+def test_reopening_an_applied_update_makes_it_wait_for_review_again(end_user, operator):
+    item = _superseded(end_user)
+
+    review_item_reopen(review_item_id=item.pk, operator=operator)
+
+    item.refresh_from_db()
+    assert item.status == ReviewItem.Status.PENDING and not item.auto_resolved
+    assert item.new_memory.status == Memory.Status.PENDING_REVIEW
+    assert item.existing_memories.get().status == Memory.Status.ACTIVE
+    assert item.new_memory.versions.last().actor == operator.get_username()
+    # Then it resolves like any conflict.
+    review_item_resolve(
+        review_item_id=item.pk, resolution=Resolution.KEEP_EXISTING, operator=operator
+    )
+    assert Memory.objects.get().full_text == "User lives in Berlin"
+
+
+def test_only_an_applied_update_can_be_reopened(end_user, operator):
+    with pytest.raises(ReviewError):
+        review_item_reopen(review_item_id=conflict_make(end_user).pk, operator=operator)
