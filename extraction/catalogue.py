@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from extraction.values import clean_value, object_key, stem
-from extraction.vocabulary import BREEDS, JOB_SUFFIX, JOB_WORDS, NOT_A_JOB, PETS
+from extraction.vocabulary import BREEDS, JOB_SUFFIX, JOB_WORDS, NOT_A_JOB, PETS, words
 
 SINGLE_VALUED = {
     "residence": "where the user lives",
@@ -355,7 +355,8 @@ def _eats_meat(match):
 
 @_entry(
     rf"(?:(?:user's|their|his|her) )?(?:(?:old|new|little|rescue|only|first) )?"
-    rf"(?P<pet>{PETS})(?:'s name is| is (?:called|named)| goes by| is) (?P<v>[a-z][\w'-]*)$"
+    rf"(?P<pet>{PETS})(?:'s name is| is (?:called|named)| goes by| is)"
+    rf" (?:actually |really |now |still )?(?P<v>[a-z][\w'-]*)$"
 )
 def _pet_name(match):
     name = match.group("v")
@@ -391,7 +392,13 @@ def pet_kind(word: str) -> str:
     r"would be|will always be|remains) (?:now )?(?P<v>.+)"
 )
 def _favourite(match):
-    return [(f"favourite:{_kind(match.group('k'))}", clean_value(match.group("v")), True)]
+    kind, value = _kind(match.group("k")), clean_value(match.group("v"))
+    if kind in _ANY_KIND:
+        return [("sentiment", value, True)]  # "my favourite thing" says the user loves it
+    return [(f"favourite:{kind}", value, True)]
+
+
+_ANY_KIND = frozenset({"thing", "activity", "activiti", "hobby", "hobbi", "pastime", "th"})
 
 
 @_entry(
@@ -421,8 +428,13 @@ _KIND_SYNONYMS = {
 }
 
 
+_KIND_FILLER = frozenset(
+    words("kind of type all-time lately now currently these days nowadays recently ever")
+)
+
+
 def _kind(raw: str) -> str:
-    kept = [w for w in raw.split() if w not in {"thing", "kind", "of", "type", "all-time"}]
+    kept = [w for w in raw.split() if w not in _KIND_FILLER]
     if not kept:
         return raw
     last = _KIND_SYNONYMS.get(" ".join(kept[-2:]), _KIND_SYNONYMS.get(kept[-1], kept[-1]))
@@ -548,8 +560,9 @@ def _moved_in(match):
 
 
 @_entry(
-    r"(?P<neg>does not have|has no|have no|never had|does not want|is not having|has not got|"
-    r"is child-?free|is childless|has zero)\s*(?:any )?(?:kids|children|a child|a baby|babies)?"
+    r"(?:is child-?free|is childless|(?:does not have|has no|have no|never had|does not want|"
+    r"is not having|has not got|has zero|is without)\b\s*(?:any )?(?:kids|children|a child|"
+    r"a baby|babies)\b)"
 )
 def _no_children(match):
     return [("children", "", False)]
@@ -564,9 +577,10 @@ def _no_children(match):
     r"(?P<v>kids?|children|child|sons?|daughters?|boy|girl|baby|twins|grandchildren|toddler)?"
 )
 def _has_children(match):
-    text = match.group(0)
-    if match.group("v") is None and not re.search(
-        r"expecting|pregnant|parent|mom|mum|mother|father|dad", text
+    if not re.search(
+        r"\b(?:kids?|children|child|sons?|daughters?|boy|girl|baby|twins|grandchildren|toddler|"
+        r"expecting|pregnant|parent|mom|mum|mother|father|dad)\b",
+        match.group(0),
     ):
         return None
     return [("children", "", True)]
@@ -587,6 +601,15 @@ def _allergy(match):
 def _has_allergy(match):
     value = clean_value(match.group("v"))
     return [(f"allergy:{_allergen(value)}", value, True)] if value else None
+
+
+@_entry(
+    r"(?P<v>[a-z][\w -]{1,30}?) (?:allergy|intolerance) (?:is gone|went away|has gone away|"
+    r"disappeared|has disappeared|is no more|cleared up|is over|has cleared)"
+)
+def _allergy_gone(match):
+    value = clean_value(match.group("v"))
+    return [(f"allergy:{_allergen(value)}", value, False)] if value else None
 
 
 @_entry(

@@ -17,7 +17,7 @@ from extraction.vocabulary import PETS
 from memories.text import states_a_fact
 
 _LEADING = re.compile(
-    r"^(?:(?:so|ok|okay|well|anyway|anyways|btw|fyi|honestly|actually|also|and|but|oh|yeah|"
+    r"^(?:(?:so|ok|okay|well|anyway|anyways|btw|fyi|honestly|actually|also|and|but|oh|yeah|now|"
     r"lol|haha|welp|weirdly|oddly|funnily enough|funny thing|big news|good news|quick update|"
     r"update|news|turns out|it turns out|guess what|just so you know|fun fact|heads up|"
     r"side note|for context|to be honest|tbh|as of now|these days|nowadays|finally|"
@@ -38,7 +38,7 @@ _PAST_OR_MODAL = re.compile(
     r"would|should|might|must|may)$"
 )
 _SUBJECTLESS_VERB = re.compile(
-    r"^(?:just |finally |recently |officially |also )*(?:turned|started|switched|moved|"
+    r"^(?:just |finally |recently |officially |also )*(?:turned|started|switched|moved|finished|"
     r"relocated|quit|stopped|gave up|got|joined|left|became|learning|training|studying|"
     r"working|living|going|using|trying|married|engaged|divorced|adopted|began|dropped|"
     r"ditched|picked up|took up|signed up|retired|graduated|changed|converted|cut out|"
@@ -103,13 +103,17 @@ def _third_person(text: str) -> str:
 
 # "Dune is my favourite book", "Vim is my main editor", "X is what I'm training for".
 _INVERTED = re.compile(
-    r"^(?P<x>.{1,40}?) (?:is|are|has to be|have to be|would be|will always be|remains|is still)"
+    r"^(?P<x>.{1,40}?) (?:is|are|has to be|have to be|would be|will always be|remains|is still|"
+    r"has become|became|is now)"
     r" (?:(?:hands down|definitely|easily|probably|still|now|officially|honestly|totally|"
     r"by far|basically|always) )*(?:my|our) (?:(?:all-time|absolute|new|current|personal) )*"
     r"(?:(?P<kind>favou?rite|fav|go-to|main|primary|daily|default) (?P<what>[\w' -]{2,30}?)|"
     r"(?P<what2>editor|ide|language|os|phone|drink) of choice)(?:,.*)?$",
     re.IGNORECASE,
 )
+# "Figma is where I work", "Rex is my dog".
+_WHERE_I = re.compile(r"^(?P<x>.{2,40}?) is where (?:I|we) (?P<verb>work|live)\b", re.IGNORECASE)
+_IS_MY_PET = re.compile(rf"^(?P<name>[A-Z][\w'-]+) is (?:my|our) (?P<pet>{PETS})\b")
 _WHAT_I_DO = re.compile(
     r"^(?P<x>.{2,50}?) is what (?:I am|I'm|we are) (?P<verb>\w+ing)(?P<prep> for| on| with)?$",
     re.IGNORECASE,
@@ -136,6 +140,13 @@ def _inverted(text: str) -> str | None:
         kind = found.group("kind").lower()
         kind = "favourite" if kind in {"fav", "favorite", "go-to", "favourite"} else kind
         return f"User's {kind} {what} is {found.group('x')}"
+    found = _WHERE_I.match(text)
+    if found:
+        verb = found.group("verb").lower()
+        return f"User {'works at' if verb == 'work' else 'lives in'} {found.group('x')}"
+    found = _IS_MY_PET.match(text)
+    if found:
+        return f"User has a {found.group('pet').lower()} named {found.group('name')}"
     found = _WHAT_I_DO.match(text)
     if found:
         prep = found.group("prep") or ""
@@ -248,7 +259,8 @@ def restated_fact(clause: str) -> tuple[str, str, tuple[Statement, ...]] | None:
 # A positive practice worth a memory: pursued, or a habit said with its frequency.
 _PURSUIT = re.compile(
     r"\b(?:training|preparing|learning|studying|practi[sc]ing|working towards|started|took up|"
-    r"picked up|signed up|smokes?|vapes?|drinks?|wine|beer|coffee|a day|every (?:day|night|"
+    r"picked up|signed up|plays|practi[sc]es|smokes?|vapes?|drinks?|wine|beer|coffee|a day|"
+    r"every (?:day|night|"
     r"morning|week)|daily|nightly|most days|a week|times a week|on weekends|every weekend)\b",
     re.IGNORECASE,
 )

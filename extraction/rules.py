@@ -107,7 +107,7 @@ _CLAUSE_SPLIT = re.compile(
     r"\s*(?:;|\s[-\u2013\u2014]\s|\s\(|\)"
     r"|,\s*(?:but|so|because|though|although|which|whereas|cause|cuz|since|as)\b"
     rf"|(?:,\s*|\s+)(?:and|but|so|plus|while|whereas|although|though|because|since|as)\s+"
-    rf"{_SUBJECT_AHEAD}"
+    rf"(?:now |then |also |finally |honestly )?{_SUBJECT_AHEAD}"
     rf"|,\s*{_SUBJECT_AHEAD})\s*"
 )
 
@@ -965,6 +965,14 @@ def _clause_fact(clause: str, *, remembered: bool) -> _Fact | None:
     return _restated(clause, temporary=bool(temporary))
 
 
+# States that "at the moment" does not make passing ("I'm single at the moment").
+_LASTING = frozenset({"relationship", "employer", "job", "diet", "living_with", "children"})
+
+
+def _lasting(statements: tuple) -> bool:
+    return any(s.attribute.split(":", 1)[0] in _LASTING for s in statements)
+
+
 def _restated(clause: str, *, temporary: bool) -> _Fact | None:
     """The clause restated about the user, when the statement reader knows what it states.
 
@@ -974,8 +982,8 @@ def _restated(clause: str, *, temporary: bool) -> _Fact | None:
     found = restated_fact(clause)
     if found is None:
         return None
-    text, category, _ = found
-    if temporary and not announces_change(clause):
+    text, category, statements = found
+    if temporary and not announces_change(clause) and not _lasting(statements):
         return None
     text = _TRAILING_FILLER.sub("", text.strip(" ,.!;:")).strip(" ,.!;:")
     return _Fact(text, category, 0.7)

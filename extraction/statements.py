@@ -140,7 +140,8 @@ _OTHER_PEOPLE = (
 )
 _RELATIVE_OWNER = re.compile(
     rf"^(?:(?:the )?user's|their|his|her)\s+(?:(?:older|younger|big|little|baby|twin|best|"
-    rf"close|old|new|eldest|oldest|youngest|step)\s+)*(?P<rel>{_OTHER_PEOPLE})\b(?P<rest>.*)$"
+    rf"close|old|new|eldest|oldest|youngest|step|two|three|four|both|\d+)\s+)*"
+    rf"(?P<rel>{_OTHER_PEOPLE})\b(?P<rest>.*)$"
 )
 _PET_OWNER = re.compile(
     rf"^(?:(?:the )?user's|their|his|her)\s+(?:(?:old|new|little|big|baby|older|younger|"
@@ -289,7 +290,8 @@ def _subject(clause: str) -> tuple[str, str, list[tuple[str, str, bool]]]:
 
 
 _PREAMBLE = re.compile(
-    r"^(?:(?:finally |eventually |recently |just )?(?:caved|gave in|decided|went ahead|"
+    r"^(?:(?:just |finally )?(?:finished|done|got done with) (?=\w+ing\b)|"
+    r"(?:finally |eventually |recently |just )?(?:caved|gave in|decided|went ahead|"
     r"took the plunge|bit the bullet|made the switch|made the move|got retested|was retested)"
     r"(?: [\w' ]{0,30}?)? and |(?:has |had )?(?:also |recently )?(?:been )?(?:happy|excited|proud|"
     r"glad|relieved|sad|thrilled) to (?:say|share|report|announce) (?:that )?(?:they |he |she )?"
@@ -336,7 +338,8 @@ def read(text: str) -> tuple[Statement, ...]:
                     value=value.strip(),
                     positive=positive,
                     change=change and not is_implied,
-                    past=past and not is_implied,
+                    # "stopped playing violin years ago": the stop is past, the state is now.
+                    past=past and positive and not is_implied,
                     additive=(additive or "additive" in flags) and not is_implied,
                 )
             )
