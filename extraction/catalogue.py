@@ -183,7 +183,7 @@ def _employer(match):
 
 @_entry(
     rf"(?:has |have )?(?:joined|started (?:a new (?:job|role|position) )?at|started at|"
-    rf"got (?:a |an )?(?:new )?(?:job|role|position|offer) (?:at|with)|took (?:a |an )?"
+    rf"got (?:a |an |the )?(?:new )?(?:job|role|position|offer) (?:at|with)|took (?:a |an )?"
     rf"(?:new )?(?:job|role|position) (?:at|with)|accepted (?:a |an )?(?:job|offer|role|"
     rf"position) (?:at|from|with)|landed (?:a |an )?(?:job|role) (?:at|with)|"
     rf"(?:is|are) (?:now )?(?:at|with)|began (?:working )?at|moved to (?:a new job at)?) {_V}"
@@ -237,7 +237,7 @@ def _job_value(raw: str) -> str | None:
 
 
 @_entry(
-    rf"{_NOT}(?:works? as|working as|is employed as|is (?:now )?(?:a|an)|became (?:a|an)|"
+    rf"{_NOT}(?:works? as|working as|is employed as|is (?:now )?(?:a|an|the)|became (?:a|an|the)|"
     rf"has become (?:a|an)|got promoted to|was promoted to|is now (?:a|an)|"
     rf"job (?:title )?is|role is|position is|(?:is )?a (?:full[- ]time |part[- ]time )?) "
     rf"(?:a |an )?{_V}"
@@ -276,6 +276,31 @@ def _relationship(match):
     if match.group("who") and status in {"married", "engaged"} and not match.group("neg"):
         found.append(("partner_name", match.group("who"), True))
     return found
+
+
+@_entry(
+    r"(?:'s )?(?:divorce|separation) (?:was |is |has been |got )?(?:finali[sz]ed|final|"
+    r"went through|came through|is through)"
+)
+def _divorce_final(match):
+    return [("relationship", "divorced", True)]
+
+
+@_entry(
+    r"(?:has not|have not|has never|does not|no longer) (?:had|have|has|own|owns) (?:a |an |any )?"
+    r"(?P<v>drink|cigarette|smoke|coffee|car|pets?|dog|cat|tv|television|phone)s?\b"
+)
+def _has_none(match):
+    value = match.group("v")
+    return [("practice", "drink" if value == "drink" else value, False)]
+
+
+@_entry(r"(?:has )?no (?P<v>pets|car|kids|children|tv)\b(?: either| at all)?$")
+def _no_such(match):
+    value = match.group("v")
+    if value in {"kids", "children"}:
+        return [("children", "", False)]
+    return [("practice", value, False)]
 
 
 @_entry(r"(?:broke up|split up|separated|ended (?:the|their|his|her) relationship)\b")
@@ -464,8 +489,10 @@ def _indentation(match):
 @_entry(
     rf"(?:(?:now |mainly |mostly |primarily )?(?:uses|codes in|writes code in|develops in|"
     rf"switched (?:over )?to|has switched (?:over )?to|moved (?:over )?to|migrated to|prefers|"
+    rf"switched from (?:[\w+.-]+ ){{1,3}}to|moved from (?:[\w+.-]+ ){{1,3}}to|"
     rf"relies on|lives in|works in|is using|went back to|is back (?:to|on)|swears by|is a)\s+)"
-    rf"(?P<v>{_EDITORS})\b(?: (?:as (?:their|his|her|the) )?(?:main |primary |daily |go-to |"
+    rf"(?P<v>{_EDITORS})\b(?: (?:last|this|a|two|three|\d+) \w+(?: ago)?)?(?:,.*)?"
+    rf"(?: (?:as (?:their|his|her|the) )?(?:main |primary |daily |go-to |"
     rf"default )?(?:editor|ide|code editor)| (?:for|to) (?:all (?:their|his|her) )?(?:coding|"
     rf"code|programming|development|everything|work)| user|$)"
 )
@@ -613,8 +640,9 @@ def _allergy_gone(match):
 
 
 @_entry(
-    r"(?:has no|does not have any|does not have|no longer has|outgrew|has outgrown|got over)"
-    r" (?:(?:their|his|her|any) )?(?:(?P<v>[a-z -]{2,30}?) )?(?:allerg(?:y|ies)|intolerances?)"
+    r"(?:has no|does not have any|does not have|no longer has|outgrew|has outgrown|got over|no)"
+    r" (?:(?:their|his|her|any|known|food) )?(?:(?P<v>[a-z -]{2,30}?) )?(?:allerg(?:y|ies)|"
+    r"intolerances?)"
 )
 def _no_allergy(match):
     value = clean_value(match.group("v") or "")

@@ -42,7 +42,7 @@ _SUBJECTLESS_VERB = re.compile(
     r"relocated|quit|stopped|gave up|got|joined|left|became|learning|training|studying|"
     r"working|living|going|using|trying|married|engaged|divorced|adopted|began|dropped|"
     r"ditched|picked up|took up|signed up|retired|graduated|changed|converted|cut out|"
-    r"been|not|no longer|never|loving|hating|back)\b",
+    r"been|not|no longer|never|loving|hating|back|have not|has not|have never)\b",
     re.IGNORECASE,
 )
 _POSSESSIVES = (
@@ -121,6 +121,13 @@ _WHAT_I_DO = re.compile(
 # "as a high school chem teacher I need...": the speaker's role, said in passing.
 _AS_ROLE = re.compile(r"^as an? (?P<role>[\w' -]{2,40}?) (?:I|we)\b", re.IGNORECASE)
 # "Amara and I got married", "my boyfriend Marco and I broke up", "Hana (my wife) and I".
+# "our daughter was born last week": a child, said through its birth.
+_BORN = re.compile(
+    r"^(?:my|our) (?:(?:baby|little|first|second) )*(?P<child>son|daughter|baby|twins|boy|girl)"
+    r" (?:was|were) born\b",
+    re.IGNORECASE,
+)
+_ME_AND = re.compile(r"^(?:me and|I and) (?:my \w+ )?[A-Z][\w'-]+\s+(?P<rest>.+)$")
 _JOINT = re.compile(
     r"^(?:(?:my|our) (?P<rel>[a-z]+) )?(?P<name>[A-Z][\w'-]+)(?: \((?:my|our) (?P<rel2>[a-z]+)\))?"
     r" and (?:I|me)\b\s*(?P<rest>.*)$"
@@ -204,6 +211,10 @@ def restatements(clause: str) -> list[str]:
     if not text:
         return []
     found: list[str | None] = [_inverted(text)]
+    if born := _BORN.match(text):
+        found.append(f"User had a baby {born.group('child').lower()}")
+    if me_and := _ME_AND.match(text):
+        text = f"we {me_and.group('rest')}"
     joint = _JOINT.match(text)
     if joint:
         if joint.group("rest"):
@@ -239,6 +250,35 @@ def _fragment(clause: str) -> tuple[str, tuple[Statement, ...]] | None:
         if not statement.positive and family == "allergy" and statement.value == "*":
             return "User has no allergies", statements
     return None
+
+
+_SYMBOLS = re.compile(r"\s*[\U0001F000-\U0001FFFF\u2600-\u27BF\u2B00-\u2BFF].*$")
+_AFTERTHOUGHT = re.compile(
+    r"\s+(?:so|because|cause|cuz|lol|haha|lmao|omg|which|and then|tho|though)\b.*$"
+    r"|[\s,]+(?:(?:they|I) (?:guess|think|suppose)|anyway|anyways|lol|haha)\s*$",
+    re.IGNORECASE,
+)
+
+
+def tighten(text: str, statements: tuple[Statement, ...]) -> tuple[str, str]:
+    """(caption, detail): the fact up to its value, and what followed it ("last month").
+
+    "User finally moved to Leeds last weekend 🎉 boxes everywhere" is captioned "User finally
+    moved to Leeds", with " last weekend" kept for the full text.
+    """
+    text = _SYMBOLS.sub("", text)
+    text = _AFTERTHOUGHT.sub("", text).strip(" ,.!;:")
+    value = statements[0].value if statements else ""
+    if value and value != "*":
+        at = text.lower().rfind(value.lower())
+        end = at + len(value)
+        if at > len("User") and end < len(text):
+            head, tail = text[:end], text[end:]
+            tail = tail.strip()
+            if tail and not tail.startswith((",", "and ", "or ")):
+                return head, f" {tail}"
+            return head, ""
+    return text, ""
 
 
 def restated_fact(clause: str) -> tuple[str, str, tuple[Statement, ...]] | None:

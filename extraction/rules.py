@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from extraction.candidates import Candidate
-from extraction.restate import passing_facts, restated_fact
+from extraction.restate import passing_facts, restated_fact, tighten
 from extraction.statements import announces_change
 from extraction.vocabulary import (
     COUNT,
@@ -81,7 +81,10 @@ def _normalise(text: str) -> str:
 
 # --- sentences and clauses -------------------------------------------------------------------
 
-_SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)|\n+")
+# Emoji end a thought as surely as a full stop ("got married on saturday 🥹 thank you notes").
+_SENTENCE_END = re.compile(
+    r"[.!?]+[\"')\]]*(?=\s|$)|\n+|\s*[\U0001F000-\U0001FFFF\u2600-\u27BF\u2B00-\u2BFF]+\s*"
+)
 _ABBREVIATIONS = frozenset(
     {"e.g.", "i.e.", "etc.", "dr.", "mr.", "mrs.", "ms.", "st.", "vs.", "approx.", "no.", "jr."}
 )
@@ -108,6 +111,8 @@ _CLAUSE_SPLIT = re.compile(
     r"|,\s*(?:but|so|because|though|although|which|whereas|cause|cuz|since|as)\b"
     rf"|(?:,\s*|\s+)(?:and|but|so|plus|while|whereas|although|though|because|since|as)\s+"
     rf"(?:now |then |also |finally |honestly )?{_SUBJECT_AHEAD}"
+    r"|\s+and\s+(?=(?:just |recently |also |finally )?(?:got|started|took|picked|switched|moved|"
+    r"quit|gave|stopped|turned)\b)"
     rf"|,\s*{_SUBJECT_AHEAD})\s*"
 )
 
@@ -132,7 +137,8 @@ _DETAIL_CONNECTORS = _words("which but because since though although whereas as 
 
 _PREFIX = re.compile(
     r"^(?:(?:hi|hello|hey|ok|okay|oh|ah|well|also|honestly|actually|anyway|anyways|btw|"
-    r"by the way|for context|fyi|so|and|but|yeah|yes|no|nope|sure|plus|ps|p\.s\.|um|umm|hmm|"
+    r"by the way|for context|fyi|so|and|but|yeah|yes|no(?=[,.!:])|nope|sure|plus|ps|p\.s\.|um|"
+    r"umm|hmm|"
     r"thanks|thank you|cool|great|right|oh and|just so you know|to be honest|tbh|fun fact|"
     r"as you know|as I said|as I mentioned|like I said|in fact|then|otherwise)\b[\s,:!.\u2014-]*)+",
     re.IGNORECASE,
@@ -949,7 +955,8 @@ def _clause_fact(clause: str, *, remembered: bool) -> _Fact | None:
     if not clause or clause[:1] in "\"'":
         return None
     uncertain = _UNCERTAIN.search(clause)
-    temporary = _TEMPORARY.search(clause)
+    # "as of today" marks a state that holds from now on, not a passing one.
+    temporary = _TEMPORARY.search(re.sub(r"\bas of (?:today|now)\b", "", clause, flags=re.I))
     if not uncertain and not temporary:
         for pattern, rule in _RULES:
             match = pattern.match(clause)
@@ -985,8 +992,9 @@ def _restated(clause: str, *, temporary: bool) -> _Fact | None:
     text, category, statements = found
     if temporary and not announces_change(clause) and not _lasting(statements):
         return None
-    text = _TRAILING_FILLER.sub("", text.strip(" ,.!;:")).strip(" ,.!;:")
-    return _Fact(text, category, 0.7)
+    caption, detail = tighten(text, statements)
+    caption = _TRAILING_FILLER.sub("", caption.strip(" ,.!;:")).strip(" ,.!;:")
+    return _Fact(caption, category, 0.7, detail=_TRAILING_FILLER.sub("", detail.rstrip(" ,.!;:")))
 
 
 def _sentence_facts(sentence: str) -> Iterator[_Fact]:

@@ -119,7 +119,8 @@ _CHANGE = re.compile(
     r"recently|just|got (?:married|engaged|divorced|a new)|has since|these days|"
     r"nowadays|finally|converted|dropped|ditched|abandoned|left|joined|took up|"
     r"picked up|went|gone|come to|came to|grown to|grew to|learned to|learnt to|"
-    r"has decided|decided|is back|again)\b"
+    r"has decided|decided|is back|again|promoted|got promoted|was promoted|retired|"
+    r"graduated|finalized|finalised|born|welcomed|engaged|married|divorced)\b"
 )
 _PAST = re.compile(
     r"\b(?:used to|previously|formerly|once|grew up|was born|born and raised|was raised|"

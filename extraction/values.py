@@ -17,7 +17,9 @@ _TIME_TAIL = re.compile(
     r"winter)|this (?:week|month|year)|(?:a|one|two|three|a few|\d+) (?:days?|weeks?|months?|"
     r"years?) ago|recently|now\b|these days|at the moment|currently|anymore|any more|again|"
     r"after\b|before\b|because\b|as of\b|from \w+ (?:on|onwards)|starting\b|permanently|"
-    r"full[- ]time|part[- ]time|for work|for good|for now).*$"
+    r"full[- ]time|part[- ]time|for work|for good|for now|today|yesterday|tonight|"
+    r"this (?:morning|afternoon|evening)|last night|on (?:monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday)).*$"
 )
 _VALUE_STOP = re.compile(
     r"\s+(?:with|where|who|which|that|and|but|so|while|when|as|to be|to work|to study|"
