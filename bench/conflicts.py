@@ -125,8 +125,11 @@ class LabelledLLM:
         facts = _FACTS.search(text)
         if facts:
             return self._decisions(facts.group(1))
-        for user_text, side in self.by_user.items():
-            if json.dumps(user_text, ensure_ascii=False)[1:-1] in text:
+        conversation = text.split("<conversation>", 1)[-1].split("</conversation>", 1)[0]
+        for line in conversation.strip().splitlines():
+            message = json.loads(line.replace("\\u003c", "<").replace("\\u003e", ">"))
+            side = self.by_user.get(message.get("content", ""))
+            if side is not None:
                 item = {
                     "caption": side.caption,
                     "full_text": side.full_text,

@@ -14,6 +14,8 @@ from extraction.values import clean_value, object_key, stem
 from extraction.vocabulary import BREEDS, JOB_SUFFIX, JOB_WORDS, NOT_A_JOB, PETS, words
 
 SINGLE_VALUED = {
+    "native_language": "first language",
+    "commute": "how the user gets to work",
     "residence": "where the user lives",
     "employer": "employer",
     "job": "job",
@@ -45,7 +47,8 @@ _ADV = (
     r"(?:(?:now|currently|recently|just|finally|also|still|actually|officially|happily|"
     r"typically|normally|often|regularly|sometimes|occasionally|strongly|deeply|"
     r"permanently|mostly|mainly|primarily|generally|usually|really|totally|absolutely|"
-    r"definitely|genuinely|truly|even|already|since|newly|only|basically|pretty much)\s+)*"
+    r"definitely|genuinely|truly|even|already|since|newly|only|basically|pretty much|always|"
+    r"exclusively|strictly|daily)\s+)*"
 )
 _NOT = r"(?P<neg>(?:is |are |does |do |did |has |have )?(?:not|never|no longer) )?"
 
@@ -118,7 +121,8 @@ _HOUSEMATES = (
     r"(?:their |his |her |a |two |three |some )?(?:partner|girlfriend|boyfriend|wife|husband|"
     r"fianc[eé]e?|spouse|roommates?|flatmates?|housemates?|parents|mom|mum|dad|mother|father|"
     r"family|friends?|kids|children|sister|brother|grandparents?|in-laws|significant other|"
-    r"other half|boyfriend and|girlfriend and)"
+    r"other half|boyfriend and|girlfriend and|(?:\w+ )?(?:other )?(?:people|others|guys|girls)|"
+    r"(?:\d+ |two |three |four )?(?:other )?(?:students|colleagues))"
 )
 
 
@@ -172,7 +176,8 @@ def _calls_home(match):
 
 @_entry(
     rf"{_NOT}(?:works?|working|is working|is employed|employed|has a job|has a new job|"
-    rf"has started working|started working|is now working) (?:at|for|with|by) {_V}"
+    rf"has started working|started working|is now working|has worked|has been working|"
+    rf"has been employed|has been)(?: in [\w ]{{1,25}}?)? (?:at|for|with|by) {_V}"
 )
 def _employer(match):
     value = _value(match)
@@ -219,7 +224,9 @@ _JOB_HEAD = re.compile(r"[a-z-]+$")
 
 
 # "a coffee person", "a cat lover": kinds of people, not jobs.
-_NOT_A_ROLE = frozenset({"person", "people", "type", "lover", "fan", "guy", "girl", "kind"})
+_NOT_A_ROLE = frozenset(
+    {"person", "people", "type", "lover", "fan", "guy", "girl", "kind", "speaker", "user"}
+)
 _LEAD_WORDS = frozenset({"lead", "head", "manager", "supervisor", "principal", "partner", "vp"})
 
 
@@ -238,7 +245,7 @@ def _job_value(raw: str) -> str | None:
 
 @_entry(
     rf"{_NOT}(?:works? as|working as|is employed as|is (?:now )?(?:a|an|the)|became (?:a|an|the)|"
-    rf"has become (?:a|an)|got promoted to|was promoted to|is now (?:a|an)|"
+    rf"has become (?:a|an)|got promoted to|was promoted to|has been promoted to|is now (?:a|an)|"
     rf"job (?:title )?is|role is|position is|(?:is )?a (?:full[- ]time |part[- ]time )?) "
     rf"(?:a |an )?{_V}"
 )
@@ -276,6 +283,68 @@ def _relationship(match):
     if match.group("who") and status in {"married", "engaged"} and not match.group("neg"):
         found.append(("partner_name", match.group("who"), True))
     return found
+
+
+@_entry(
+    r"commut\w* (?:daily |every day |each day )?(?:by|on|via|with) (?:the )?"
+    r"(?P<v>rail|train|bus|car|bike|bicycle|foot|tube|subway|metro|tram|ferry)"
+)
+def _commutes_by(match):
+    value = match.group("v")
+    kinds = {"car": "car", "bike": "bike", "bicycle": "bike", "foot": "walk"}
+    return [("commute", kinds.get(value, "transit"), True)]
+
+
+@_entry(r"(?:.*\b)?(?P<v>lactose|gluten|fructose|histamine) (?:intoleran(?:ce|t)|sensitivity)")
+def _intolerance(match):
+    return [(f"allergy:{match.group('v')}", match.group("v"), True)]
+
+
+@_entry(r"is (?P<v>lactose|gluten|fructose) intolerant")
+def _intolerant(match):
+    return [(f"allergy:{match.group('v')}", match.group("v"), True)]
+
+
+@_entry(
+    r"(?:is a native (?P<v>[a-z]+) speaker|(?P<v2>[a-z]+) is (?:their|his|her) (?:first|native|"
+    r"mother) (?:language|tongue)|native language is (?P<v3>[a-z]+)|speaks (?P<v4>[a-z]+) natively)"
+)
+def _native_language(match):
+    value = match.group("v") or match.group("v2") or match.group("v3") or match.group("v4")
+    return [("native_language", value, True)]
+
+
+@_entry(r"(?P<v>[a-z0-9][\w .+-]{1,30}?) is where (?:they|he|she) (?:keeps?|puts?|tracks?|does) ")
+def _is_where_they_keep(match):
+    return [("practice", clean_value(match.group("v")), True)]
+
+
+@_entry(
+    r"(?:is |has been |is currently )?(?:unemployed|out of work|between jobs|job hunting|"
+    r"looking for (?:a )?(?:new )?(?:job|work)|laid off|jobless|without a job)\b"
+)
+def _unemployed(match):
+    return [("employer", "none", True)]
+
+
+_COMMUTES = (
+    ("car", r"driv\w*|commut\w* by car|takes? the car"),
+    ("bike", r"bik\w*|cycl\w*|rid\w* (?:a |their |his |her )?bike"),
+    ("transit", r"takes? the (?:train|bus|tube|subway|metro|tram)|commut\w* by (?:train|bus)"),
+    ("walk", r"walk\w*"),
+)
+
+
+@_entry(
+    r"(?:has |have )?(?:started |now |usually |always )?(?P<how>[\w ]{2,30}?) (?:to|into) "
+    r"(?:work|the office|campus|school)\b"
+)
+def _commute(match):
+    how = match.group("how")
+    for value, pattern in _COMMUTES:
+        if re.search(rf"\b(?:{pattern})$", how):
+            return [("commute", value, True)]
+    return None
 
 
 @_entry(
@@ -330,7 +399,8 @@ def _has_partner(match):
 
 @_entry(
     r"(?:is |just |has just |recently )?(?:turned |is turning |will be |is |aged |age is |"
-    r"is aged |celebrated (?:their|his|her) |hit |reached )(?P<v>\d{1,3})(?:th|st|nd|rd)?"
+    r"is aged |celebrated (?:their|his|her) |hit |reached |is a |is an )(?P<v>\d{1,3})"
+    r"(?:th|st|nd|rd)?(?:[- ]year[- ]old\b)?"
     r"(?: birthday| years? old| yo| y/o|$| now| this year| last| yesterday| today| on| in|,| and)"
 )
 def _age(match):
@@ -428,11 +498,21 @@ _ANY_KIND = frozenset({"thing", "activity", "activiti", "hobby", "hobbi", "pasti
 
 @_entry(
     r"(?P<v>[a-z0-9][\w' &.-]{1,40}?) (?:is|are|has become|became) (?:now )?"
-    r"(?:their|his|her|the user's) (?:new |current |all[- ]time |absolute )?favou?rite "
-    r"(?P<k>[a-z][\w' -]{1,30})"
+    r"(?:their|his|her|the user's) (?:new |current |all[- ]time |absolute |number one |#1 |top )?"
+    r"(?:favou?rite|go-to|main|preferred) (?P<k>[a-z][\w' -]{1,30})"
 )
 def _favourite_inverted(match):
-    return [(f"favourite:{_kind(match.group('k'))}", clean_value(match.group("v")), True)]
+    value, kind = clean_value(match.group("v")), _kind(match.group("k"))
+    if len(value.split()) > 4:
+        return None  # "loves running and says it is their favourite thing": not a name
+    if kind in _ANY_KIND:
+        return [("sentiment", value, True)]
+    if kind in _TOOL_KINDS:
+        return [("practice", value, True)]
+    return [(f"favourite:{kind}", value, True)]
+
+
+_TOOL_KINDS = frozenset({"tool", "app", "softwar", "platform", "servic", "design tool", "editor"})
 
 
 _KIND_SYNONYMS = {
@@ -459,6 +539,7 @@ _KIND_FILLER = frozenset(
 
 
 def _kind(raw: str) -> str:
+    raw = re.split(r" (?:of all time|ever|and|that|which|in the world)\b", raw)[0]
     kept = [w for w in raw.split() if w not in _KIND_FILLER]
     if not kept:
         return raw
@@ -515,7 +596,8 @@ def _editor_name(raw: str) -> str:
 
 @_entry(
     r"(?:uses|has|owns|switched to|has switched to|got|bought|moved to|went (?:back )?to|"
-    r"is on|carries|is an?) (?:a |an |the |new )?(?P<v>iphone|android|pixel|samsung|galaxy)"
+    r"is on|carries|is an?) (?:a |an |the |new )?(?:google |apple )?"
+    r"(?P<v>iphone|android|pixel|samsung|galaxy)"
     r"(?: phone| user)?\b"
 )
 def _phone(match):
@@ -669,12 +751,19 @@ _QUIT_VERBS = (
 )
 
 
+# "stopped using Notion", "gave up writing the novel": the thing itself is the object.
+_GERUND_OBJECT = re.compile(
+    r"^(?:using|doing|playing|going to|drinking|eating|taking|learning|studying|writing|"
+    r"working on|training for|running|pursuing|attending)\s+(?=\w)"
+)
+
+
 @_entry(
     rf"(?P<verb>{_QUIT_VERBS})\s+(?:on |with |from |the idea of |plans? (?:to|for) |"
     rf"trying to |to )?{_V}"
 )
 def _quit(match):
-    value = clean_value(match.group("v"))
+    value = _GERUND_OBJECT.sub("", clean_value(match.group("v")))
     if not value or value.split()[0] in {"that", "this", "it", "them", "there", "by", "in"}:
         return None
     return [("practice", value, False)]
@@ -750,6 +839,7 @@ def _smokes(match):
     rf"working toward|aiming for|aiming to|planning to|plans to|wants to|hopes to|"
     rf"is going to|signed up for|registered for|is signed up for|is registered for|"
     rf"is studying for|learning|studying|taking (?:\w+ )?(?:classes|lessons|a course) in|"
+    rf"is writing|is working on|is building|is developing|is making|writing|working on|"
     rf"(?:has |have )?(?:started|taken up|picked up|got into|gotten into|began) "
     rf"(?:learning |playing |doing |practicing |practising |training )?)(?: for| to)?\s*{_V}"
 )
@@ -774,7 +864,8 @@ def _goal(match):
 
 
 _USE_VERBS = (
-    r"uses|is using|has been using|relies on|swears by|runs|organi[sz]es (?:everything|"
+    r"uses|is using|has been using|relies on|swears by|runs|keeps [\w ]{1,30}? in|drives|"
+    r"organi[sz]es (?:everything|"
     r"(?:their|his|her) \w+) (?:in|with)|keeps (?:everything|(?:their|his|her) \w+) in|"
     r"tracks (?:everything|(?:their|his|her) \w+) in|manages (?:everything|(?:their|his|her) "
     r"\w+) (?:in|with)|does (?:everything|all (?:their|his|her) \w+) in|lives in|plays|"

@@ -33,6 +33,9 @@ def statements_of(caption: str, full_text: str) -> tuple[Statement, ...]:
     return tuple(dict.fromkeys((*read(caption), *read(full_text))))
 
 
+_TOOL_ATTRIBUTES = frozenset({"editor", "os", "phone"})
+
+
 def _label(attribute: str) -> str:
     family, _, key = attribute.partition(":")
     name = SINGLE_VALUED.get(family) or POLAR.get(family) or family
@@ -91,6 +94,19 @@ def pair_relation(new: Statement, old: Statement) -> Comparison | None:
                 explicit_update=new.change or not new.positive,
             )
         return None
+    # No longer using a tool contradicts its being the main editor, phone or OS.
+    if (
+        new.attribute == "practice"
+        and not new.positive
+        and old.positive
+        and old.attribute in _TOOL_ATTRIBUTES
+        and same_object(new.value, old.value)
+    ):
+        return Comparison(
+            Relation.CONTRADICTS,
+            f"{_label(old.attribute)} '{old.value}' before, no longer used now",
+            explicit_update=True,
+        )
     # Leaving an employer contradicts working there.
     if {new.attribute, old.attribute} == {"employer", "employer_left"}:
         if same_value(new.value, old.value) and new.positive != old.positive:

@@ -79,6 +79,7 @@ _CATEGORY = {
     "os": "technical",
     "phone": "technical",
     "practice": "preference",
+    "commute": "personal",
 }
 
 

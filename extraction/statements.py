@@ -146,7 +146,8 @@ _RELATIVE_OWNER = re.compile(
 )
 _PET_OWNER = re.compile(
     rf"^(?:(?:the )?user's|their|his|her)\s+(?:(?:old|new|little|big|baby|older|younger|"
-    rf"rescue|only|first|second|other|one and only|sweet|lazy|crazy)\s+)*(?P<pet>{PETS})\b"
+    rf"rescue|only|first|second|other|one and only|sweet|lazy|crazy|[a-z]+(?<!'s))\s+)*"
+    rf"(?P<pet>{PETS})\b"
     rf"(?P<rest>.*)$"
 )
 _CANONICAL_PERSON = {
@@ -281,6 +282,13 @@ def _subject(clause: str) -> tuple[str, str, list[tuple[str, str, bool]]]:
             return _subject(rest)  # "User mentioned their son Leo started school"
         for pattern, replacement in _PRONOUN_VERB:
             rest = pattern.sub(replacement, rest, count=1)
+        # "their only computer is ...": the user's own thing, read as the user's fact.
+        rest = re.sub(
+            r"^(?:their|his|her) (?=(?:only|main|sole|new|current|work|own|all-time|favou?rite|"
+            r"go-to|desktop|laptop|computer|phone|machine|daily)\b)",
+            "",
+            rest,
+        )
         return USER, rest, implied
     named = re.match(
         r"^(?P<who>[a-z][\w'-]+) (?:is|has|lives|works|was|loves|hates|likes)\b", clause
@@ -300,9 +308,20 @@ _PREAMBLE = re.compile(
 )
 
 
+_SWITCHED_FROM = re.compile(r"\b(switched|moved|migrated|changed|went) from [\w .+-]{1,40}? to ")
+
+
+_AUXILIARY_ADVERB = re.compile(
+    r"^(has|have|had|is|was|got|were) (?:recently|just|finally|now|already|officially|also|"
+    r"since|actually|happily|newly) "
+)
+
+
 def _gerunds(predicate: str) -> str:
     """'living in X' and 'being vegan' read as 'lives in X' and 'is vegan'."""
     predicate = _PREAMBLE.sub("", predicate)
+    predicate = _AUXILIARY_ADVERB.sub(r"\1 ", predicate)
+    predicate = _SWITCHED_FROM.sub(r"\1 to ", predicate)  # the new state is what holds now
     first, _, rest = predicate.partition(" ")
     if first in _GERUNDS:
         predicate = f"{_GERUNDS[first]} {rest}".strip()

@@ -62,6 +62,13 @@ _FILLER_WORDS = words(
     trying try going go doing do does did get getting got"""
 )
 _SYNONYMS = {
+    **dict.fromkeys(
+        words(
+            """honda toyota ford tesla bmw vw volkswagen audi mazda subaru kia hyundai nissan
+            chevy chevrolet mercedes volvo fiat jeep prius civic corolla golf polo yaris"""
+        ),
+        "car",
+    ),
     "drunk": "drink",
     "drank": "drink",
     "win": "drink",

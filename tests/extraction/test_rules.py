@@ -352,8 +352,8 @@ def test_statements_without_a_usable_object_yield_nothing(text: str) -> None:
         ("I don't live in Paris.", "User does not live in Paris"),
         ("I'm not vegetarian.", "User is not vegetarian"),
         ("We don't have kids.", "User does not have kids"),
-        ("i quit smoking last year!!", "User quit smoking last year"),
-        ("turns out I'm not allergic to cats after all", "User is not allergic to cats after all"),
+        ("i quit smoking last year!!", "User quit smoking"),
+        ("turns out I'm not allergic to cats after all", "User is not allergic to cats"),
         ("I stopped using Notion, it got too slow.", "User stopped using Notion"),
     ],
 )
