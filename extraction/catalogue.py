@@ -107,6 +107,8 @@ _RELATIONSHIP = {
     "in a relationship": "partnered",
     "dating someone": "partnered",
     "seeing someone": "partnered",
+    "dating anyone": "partnered",
+    "seeing anyone": "partnered",
     "taken": "partnered",
 }
 # Values that say less than the others without contradicting them ("has a partner" and
@@ -274,7 +276,8 @@ _JOB_ABBREVIATIONS = {
 @_entry(
     r"(?P<neg>is not |is no longer |not )?(?:is |got |just got |recently got |has gotten |"
     r"became |has become |has been )?(?P<v>single|married|engaged|divorced|separated|widowed|"
-    r"a widow|a widower|in a relationship|dating someone|seeing someone|taken)\b"
+    r"a widow|a widower|in a relationship|dating someone|seeing someone|dating anyone|"
+    r"seeing anyone|taken)\b"
     r"(?: to (?P<who>[a-z][\w'-]*))?"
 )
 def _relationship(match):
@@ -286,7 +289,8 @@ def _relationship(match):
 
 
 @_entry(
-    r"commut\w* (?:daily |every day |each day )?(?:by|on|via|with) (?:the )?"
+    r"(?:daily |morning )?commut\w* (?:is )?(?:daily |every day |each day )?(?:by|on|via|with) "
+    r"(?:the )?"
     r"(?P<v>rail|train|bus|car|bike|bicycle|foot|tube|subway|metro|tram|ferry)"
 )
 def _commutes_by(match):
@@ -317,6 +321,39 @@ def _native_language(match):
 @_entry(r"(?P<v>[a-z0-9][\w .+-]{1,30}?) is where (?:they|he|she) (?:keeps?|puts?|tracks?|does) ")
 def _is_where_they_keep(match):
     return [("practice", clean_value(match.group("v")), True)]
+
+
+@_entry(r"(?:.*\b)?no (?P<v>meat|animal products|dairy)\b")
+def _no_meat_fragment(match):
+    value = match.group("v")
+    if value == "dairy":
+        return [("practice", "dairy", False)]
+    return [("diet", "no-meat" if value == "meat" else "vegan", True)]
+
+
+@_entry(
+    r"(?P<v>\d{1,3})(?: years old)? (?:as of|since|from) (?:today|yesterday|this (?:week|morning))"
+)
+def _age_fragment(match):
+    return [("age", match.group("v"), True)]
+
+
+# "User's Honda Civic makes a noise", "their iPhone battery dies by 3pm": owning one.
+@_entry(
+    r"(?P<v>honda|toyota|ford|tesla|bmw|vw|volkswagen|audi|mazda|subaru|kia|hyundai|nissan|"
+    r"chevy|mercedes|volvo|fiat|jeep|prius|civic|corolla|car|iphone|pixel|samsung|galaxy|"
+    r"macbook|imac|thinkpad)\b[\w -]{0,20}? (?:makes|is|has|needs|broke|keeps|will not|won't|"
+    r"battery|screen|keeps|just|died|dies|started|stopped)\b"
+)
+def _own_device(match):
+    value = match.group("v")
+    if value in _PHONES:
+        return [("phone", _PHONES[value], True)]
+    if value in {"macbook", "imac"}:
+        return [("os", "macos", True)]
+    if value == "thinkpad":
+        return None
+    return [("practice", "car", True)]
 
 
 @_entry(
@@ -461,9 +498,10 @@ def _pet_name(match):
 
 
 @_entry(
-    rf"(?:has|owns|adopted|got|rescued|only pet is|pet is|has (?:a )?(?:single|one) pet,?)"
+    rf"(?:has|owns|adopted|got|rescued|only pet is|pet is|has (?:a )?(?:single|one) pet,?|"
+    rf"has (?:just |only )?(?:the )?one)"
     rf"(?: exactly| just| only)? (?:a |an |one |their |his |her )?(?P<add>new |second |"
-    rf"another |other )?(?:[\w-]+ ){{0,2}}?(?P<pet>{PETS})\b[^.;]{{0,45}}?\b(?:called|named)"
+    rf"another |other )?(?:[\w-]+ ){{0,2}}?(?P<pet>{PETS})\b(?:[^.;]{{0,45}}?\b(?:called|named)|,)"
     rf" (?P<v>[a-z][\w'-]*)"
 )
 def _has_pet_named(match):

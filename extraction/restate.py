@@ -17,7 +17,8 @@ from extraction.vocabulary import PETS
 from memories.text import states_a_fact
 
 _LEADING = re.compile(
-    r"^(?:(?:so|ok|okay|well|anyway|anyways|btw|fyi|honestly|actually|also|and|but|oh|yeah|now|"
+    r"^(?:(?:so|ok|okay|well|anyway|anyways|btw|fyi|fwiw|honestly|actually|also|and|but|oh|yeah|"
+    r"now|omg|wow|yay|ugh|whew|phew|hey|hi|hello|since|ever since|now that|"
     r"lol|haha|welp|weirdly|oddly|funnily enough|funny thing|big news|good news|quick update|"
     r"update|news|turns out|it turns out|guess what|just so you know|fun fact|heads up|"
     r"side note|for context|to be honest|tbh|as of now|these days|nowadays|finally|"
@@ -107,8 +108,10 @@ _INVERTED = re.compile(
     r"^(?P<x>.{1,40}?) (?:is|are|has to be|have to be|would be|will always be|remains|is still|"
     r"has become|became|is now)"
     r" (?:(?:hands down|definitely|easily|probably|still|now|officially|honestly|totally|"
-    r"by far|basically|always) )*(?:my|our) (?:(?:all-time|absolute|new|current|personal) )*"
-    r"(?:(?P<kind>favou?rite|fav|go-to|main|primary|daily|default) (?P<what>[\w' -]{2,30}?)|"
+    r"by far|basically|always|literally|just|really) )*(?:my|our) "
+    r"(?:(?:all-time|absolute|new|current|personal|#1|number one|top) )*"
+    r"(?:(?P<kind>favou?rite|fav|fave|go-to|main|primary|daily|default)"
+    r"(?: (?P<what>[\w' -]{2,30}?))?|"
     r"(?P<what2>editor|ide|language|os|phone|drink) of choice)(?:,.*)?$",
     re.IGNORECASE,
 )
@@ -120,7 +123,22 @@ _WHAT_I_DO = re.compile(
     re.IGNORECASE,
 )
 # "as a high school chem teacher I need...": the speaker's role, said in passing.
-_AS_ROLE = re.compile(r"^as an? (?P<role>[\w' -]{2,40}?) (?:I|we)\b", re.IGNORECASE)
+_AS_ROLE = re.compile(
+    r"^as an? (?P<role>[\w' -]{2,40}?),? (?:I|we|how|what|should|do|is|can|any|where|which)\b",
+    re.IGNORECASE,
+)
+# "Atlassian is my employer", "here in Edinburgh where I live", "the only computer I own is".
+_IS_MY_EMPLOYER = re.compile(
+    r"^(?P<x>.{2,40}?) is (?:my|our) (?:employer|company|workplace)\b", re.IGNORECASE
+)
+_WHERE_I_LIVE = re.compile(
+    r"(?:^|\b)(?:here )?(?:in|from) (?P<x>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?),? where (?:I|we) live\b"
+)
+_ONLY_THING = re.compile(
+    r"^(?:the )?only (?P<thing>computer|laptop|phone|car|machine) (?:I|we) (?:own|have|use) "
+    r"is (?P<x>.+)$",
+    re.IGNORECASE,
+)
 # "Amara and I got married", "my boyfriend Marco and I broke up", "Hana (my wife) and I".
 # "our daughter was born last week": a child, said through its birth.
 _BORN = re.compile(
@@ -130,7 +148,7 @@ _BORN = re.compile(
 )
 _ME_AND = re.compile(r"^(?:me and|I and) (?:my \w+ )?[A-Z][\w'-]+\s+(?P<rest>.+)$")
 _JOINT = re.compile(
-    r"^(?:(?:my|our) (?P<rel>[a-z]+) )?(?P<name>[A-Z][\w'-]+)(?: \((?:my|our) (?P<rel2>[a-z]+)\))?"
+    r"^(?:(?i:my|our) (?P<rel>[a-z]+) )?(?P<name>[A-Z][\w'-]+)(?: \((?:my|our) (?P<rel2>[a-z]+)\))?"
     r" and (?:I|me)\b\s*(?P<rest>.*)$"
 )
 PET_APPOSITION = re.compile(
@@ -144,10 +162,22 @@ def _inverted(text: str) -> str | None:
     if found:
         if found.group("what2"):
             return f"User's main {found.group('what2').lower()} is {found.group('x')}"
-        what = found.group("what").strip()
+        what = (found.group("what") or "").strip()
         kind = found.group("kind").lower()
-        kind = "favourite" if kind in {"fav", "favorite", "go-to", "favourite"} else kind
+        if kind == "go-to" and (not what or what.startswith(("for ", "when "))):
+            return f"User uses {found.group('x')} {what}".strip()
+        kind = "favourite" if kind in {"fav", "fave", "favorite", "go-to", "favourite"} else kind
         return f"User's {kind} {what} is {found.group('x')}"
+    for pattern, template in (
+        (_IS_MY_EMPLOYER, "User works at {x}"),
+        (_WHERE_I_LIVE, "User lives in {x}"),
+    ):
+        found = pattern.search(text) if pattern is _WHERE_I_LIVE else pattern.match(text)
+        if found:
+            return template.format(x=found.group("x"))
+    found = _ONLY_THING.match(text)
+    if found:
+        return f"User's only {found.group('thing').lower()} is {found.group('x')}"
     found = _WHERE_I.match(text)
     if found:
         verb = found.group("verb").lower()
@@ -201,8 +231,8 @@ def _first_person(text: str) -> str | None:
         return f"User is {_third_person(text)}"
     if _SUBJECTLESS_VERB.match(text):
         verb = text.split()[0].lower()
-        prefix = "User is " if verb.endswith("ing") else "User "
-        return prefix + _third_person(text)
+        prefix = "User is " if verb.endswith("ing") else "User has " if verb == "been" else "User "
+        return prefix + _third_person(text[:1].lower() + text[1:])
     return None
 
 
@@ -253,9 +283,10 @@ def _fragment(clause: str) -> tuple[str, tuple[Statement, ...]] | None:
     return None
 
 
+_CHATTER = r"rn|atm|tbh|ngl|fwiw|imo|imho|lol|lmao|haha|btw"
 _SYMBOLS = re.compile(r"\s*[\U0001F000-\U0001FFFF\u2600-\u27BF\u2B00-\u2BFF].*$")
 _AFTERTHOUGHT = re.compile(
-    r"\s+(?:so|because|cause|cuz|lol|haha|lmao|omg|which|and then|tho|though)\b.*$"
+    rf"\s+(?:so|because|cause|cuz|omg|which|and then|tho|though|{_CHATTER})\b.*$"
     r"|[\s,]+(?:(?:they|I) (?:guess|think|suppose)|anyway|anyways|lol|haha)\s*$",
     re.IGNORECASE,
 )
@@ -282,12 +313,27 @@ def tighten(text: str, statements: tuple[Statement, ...]) -> tuple[str, str]:
     return text, ""
 
 
+def _says_something(text: str) -> bool:
+    """A predicate, or a possessed person or thing said to do something ("User's two children
+    fight over the tablet")."""
+    return states_a_fact(text) or (text.startswith("User's ") and len(text.split()) >= 4)
+
+
+_INTOLERANCES = frozenset({"lactose", "gluten", "fructose", "histamine"})
+
+
 def restated_fact(clause: str) -> tuple[str, str, tuple[Statement, ...]] | None:
     """(third-person text, category, statements) for a clause that states a known attribute."""
     readings = [
         (text, tuple(s for s in read(text) if s.subject == USER))
         for text in restatements(clause)
-        if states_a_fact(text)
+        if _says_something(text)
+    ]
+    readings = [
+        (f"User is {s[0].value} intolerant", s)
+        if s and s[0].attribute.startswith("allergy:") and s[0].value in _INTOLERANCES
+        else (text, s)
+        for text, s in readings
     ]
     if (fragment := _fragment(clause)) is not None:
         readings.append(fragment)

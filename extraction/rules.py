@@ -112,7 +112,7 @@ _CLAUSE_SPLIT = re.compile(
     rf"|(?:,\s*|\s+)(?:and|but|so|plus|while|whereas|although|though|because|since|as)\s+"
     rf"(?:now |then |also |finally |honestly )?{_SUBJECT_AHEAD}"
     r"|\s+and\s+(?=(?:just |recently |also |finally )?(?:got|started|took|picked|switched|moved|"
-    r"quit|gave|stopped|turned)\b)"
+    r"quit|gave|stopped|turned|thinking|trying|planning|hoping|wondering|looking)\b)"
     rf"|,\s*{_SUBJECT_AHEAD})\s*"
 )
 
@@ -158,7 +158,9 @@ _INTERROGATIVES = _words(
     "what why how who whom whose where when which is are am was were do does did can could "
     "would should will shall may might have has any anything anyone"
 )
-_QUESTION_TAIL = re.compile(r"[,;:]\s+(?P<word>[A-Za-z]+)\b(?=[^,;:]*\?[\"')\s]*$)", re.IGNORECASE)
+_QUESTION_TAIL = re.compile(
+    r"(?:[,;:]|\s[\u2014\u2013-])\s+(?P<word>[A-Za-z]+)\b(?=[^,;:]*\?[\"')\s]*$)", re.IGNORECASE
+)
 _CONFIRMATION_TAGS = frozenset({"right", "correct", "ok", "okay", "yeah", "yes", "no", "eh"})
 
 # Whole sentences that are hypothetical: nothing in them is a fact about the user.
@@ -194,7 +196,9 @@ def _is_question_start(text: str) -> bool:
 _ASK_TAIL = re.compile(
     r"\s+(?:[^\w\s]+\s*)?(?:(?:can|could|would|will) you|any (?:tips|ideas|advice|recs|"
     r"recommendations|suggestions|good)|what (?:is|are|do|does|should|would|can|could)|"
-    r"how (?:do|does|can|could|should|would)|where (?:can|should|do)|should I|do you)\b.*$",
+    r"how (?:do|does|can|could|should|would)|where (?:can|should|do)|should I|do you|"
+    r"is (?:it|that|this) (?:too|bad|normal|ok|okay|realistic|weird|possible|worth)|"
+    r"so (?:what|how|which|where|can|could|should|do))\b.*$",
     re.IGNORECASE,
 )
 

@@ -29,7 +29,7 @@ BREEDS = {
             """retriever labrador lab beagle poodle corgi husky terrier spaniel collie shepherd
             bulldog pug dachshund chihuahua greyhound whippet schnauzer boxer doberman
             rottweiler labradoodle cockapoo goldendoodle shiba samoyed pomeranian maltese yorkie
-            pit pitbull mutt sheepdog malinois vizsla weimaraner"""
+            pit pitbull mutt sheepdog malinois vizsla weimaraner golden goldie pup doggo"""
         ),
         "dog",
     ),
