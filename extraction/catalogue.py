@@ -311,7 +311,8 @@ def _intolerant(match):
 
 @_entry(
     r"(?:is a native (?P<v>[a-z]+) speaker|(?P<v2>[a-z]+) is (?:their|his|her) (?:first|native|"
-    r"mother) (?:language|tongue)|native language is (?P<v3>[a-z]+)|speaks (?P<v4>[a-z]+) natively)"
+    r"mother) (?:language|tongue)|(?:native|first|mother) (?:language|tongue) is (?P<v3>[a-z]+)|"
+    r"speaks (?P<v4>[a-z]+) natively)"
 )
 def _native_language(match):
     value = match.group("v") or match.group("v2") or match.group("v3") or match.group("v4")
@@ -438,7 +439,8 @@ def _has_partner(match):
     r"(?:is |just |has just |recently )?(?:turned |is turning |will be |is |aged |age is |"
     r"is aged |celebrated (?:their|his|her) |hit |reached |is a |is an )(?P<v>\d{1,3})"
     r"(?:th|st|nd|rd)?(?:[- ]year[- ]old\b)?"
-    r"(?: birthday| years? old| yo| y/o|$| now| this year| last| yesterday| today| on| in|,| and)"
+    r"(?: birthday| years? old| yo| y/o|$| now| this year| last| yesterday| today| on| in|,| and|"
+    r" with| who)"
 )
 def _age(match):
     age = int(match.group("v"))
@@ -943,7 +945,13 @@ def _sentiment(match):
     value = clean_value(raw)
     if not value or value.split()[0] in {"it", "that", "this", "them", "to be", "when"}:
         return None
-    return [("sentiment", value, not match.group("neg"))]
+    found = [("sentiment", value, not match.group("neg"))]
+    if not match.group("neg") and object_key(value) & _HABITS:
+        found.append(("practice", "drink", True))  # "loves a glass of wine most nights"
+    return found
+
+
+_HABITS = frozenset({"drink"})
 
 
 @_entry(

@@ -100,7 +100,10 @@ def pair_relation(new: Statement, old: Statement) -> Comparison | None:
         and not new.positive
         and old.positive
         and old.attribute in _TOOL_ATTRIBUTES
-        and same_object(new.value, old.value)
+        and (
+            same_object(new.value, old.value)
+            or new.value.replace(" ", "") == old.value.replace(" ", "")
+        )
     ):
         return Comparison(
             Relation.CONTRADICTS,

@@ -134,6 +134,9 @@ _IS_MY_EMPLOYER = re.compile(
 _WHERE_I_LIVE = re.compile(
     r"(?:^|\b)(?:here )?(?:in|from) (?P<x>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?),? where (?:I|we) live\b"
 )
+_FIRST_LANGUAGE = re.compile(
+    r"^(?P<x>[A-Za-z]+) is (?:my|our) (?:first|native|mother) (?:language|tongue)\b", re.IGNORECASE
+)
 _ONLY_THING = re.compile(
     r"^(?:the )?only (?P<thing>computer|laptop|phone|car|machine) (?:I|we) (?:own|have|use) "
     r"is (?P<x>.+)$",
@@ -171,6 +174,7 @@ def _inverted(text: str) -> str | None:
     for pattern, template in (
         (_IS_MY_EMPLOYER, "User works at {x}"),
         (_WHERE_I_LIVE, "User lives in {x}"),
+        (_FIRST_LANGUAGE, "User's first language is {x}"),
     ):
         found = pattern.search(text) if pattern is _WHERE_I_LIVE else pattern.match(text)
         if found:
@@ -236,9 +240,16 @@ def _first_person(text: str) -> str | None:
     return None
 
 
+# "Figma's my go-to", "green's my fave": a name's contraction, not a possessive.
+_NAME_IS = re.compile(
+    r"^(?P<x>[\w-]+)'s (?=(?:my|our|just|not|literally|hands|definitely|really)\b)"
+)
+
+
 def restatements(clause: str) -> list[str]:
     """Ways to say the clause about "User", most faithful first (none: not about the speaker)."""
     text = _LEADING.sub("", clause.strip()).strip(" ,.!;:")
+    text = _NAME_IS.sub(r"\g<x> is ", text)
     if not text:
         return []
     found: list[str | None] = [_inverted(text)]
@@ -257,6 +268,7 @@ def restatements(clause: str) -> list[str]:
 
 # How a statement read from a fragment ("dark mode everywhere", "tabs, always") is worded.
 _TEMPLATES = {
+    "age": "User is {value} years old",
     "theme": "User prefers {value} mode",
     "indentation": "User indents code with {value}",
     "editor": "User's main editor is {value}",
@@ -265,6 +277,7 @@ _TEMPLATES = {
     "phone": "User uses an {value} phone",
 }
 _NEGATED_TEMPLATES = {
+    "age": "User is {value} years old",
     "practice": "User does not {value}",
     "allergy": "User has no {value} allergy",
 }
@@ -315,8 +328,12 @@ def tighten(text: str, statements: tuple[Statement, ...]) -> tuple[str, str]:
 
 def _says_something(text: str) -> bool:
     """A predicate, or a possessed person or thing said to do something ("User's two children
-    fight over the tablet")."""
-    return states_a_fact(text) or (text.startswith("User's ") and len(text.split()) >= 4)
+    fight over the tablet", "User's two kids")."""
+    return (
+        states_a_fact(text)
+        or (text.startswith("User's ") and len(text.split()) >= 4)
+        or bool(re.match(r"^User's (?:two|three|four|\d+) (?:kids|children|sons|daughters)$", text))
+    )
 
 
 _INTOLERANCES = frozenset({"lactose", "gluten", "fructose", "histamine"})

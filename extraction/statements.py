@@ -70,15 +70,18 @@ _CLAUSE_BREAK = re.compile(
 _SUBJECT = re.compile(r"^(?:(?:the\s+)?user(?:'s)?|they|he|she|their|his|her)\b", re.IGNORECASE)
 _REPORTING = re.compile(
     r"^(?:(?:has|had|also|recently|previously|just|once|repeatedly|again|further)\s+)*"
-    r"(?:mentioned|mentions|said|says|stated|states|noted|notes|shared|shares|explained|"
+    r"(?:(?:mentioned|mentions|said|says|stated|states|noted|notes|explained|"
     r"explains|revealed|reveals|indicated|indicates|reported|reports|confirmed|confirms|"
-    r"clarified|clarifies|added|adds|expressed|expresses|disclosed|discloses|announced|"
+    r"clarified|clarifies|expressed|expresses|disclosed|discloses|announced|"
     r"announces|told the assistant|tells the assistant|informed the assistant|admitted|"
-    r"admits|described|describes|identified|identifies|emphasi[sz]ed|emphasi[sz]es|"
-    r"wrote|writes|claimed|claims|specified|specifies|pointed out|points out|learned|learnt|"
+    r"admits|described|describes|emphasi[sz]ed|emphasi[sz]es|"
+    r"claimed|claims|specified|specifies|pointed out|points out|learned|learnt|"
     r"found out|finds out|realized|realised|realizes|realises|discovered|discovers|"
     r"is happy to report|was happy to report|is excited to share|was excited to share)"
-    r"(?:\s+(?:that|being|having))?\s*(?:(?:they|he|she)\s+)?",
+    r"(?:\s+(?:that|being|having))?"
+    # Verbs that are also facts ("shares a flat", "adds sugar") report only with "that".
+    r"|(?:shared|shares|added|adds|wrote|writes|identified|identifies)\s+that)"
+    r"\s*(?:(?:they|he|she)\s+)?",
 )
 _PRONOUN_VERB = (
     (re.compile(r"^(?:are|is|am)\b"), "is"),
@@ -183,7 +186,7 @@ _PARTNER_WORDS = {
 
 def _normalise(text: str) -> str:
     text = text.translate(_QUOTES).strip().lower()
-    text = re.sub(r"\s+", " ", text)
+    text = re.sub(r"\s+", " ", text).replace(" over at ", " at ")
     for pattern, replacement in _EXPANSIONS:
         text = pattern.sub(replacement, text)
     return text
