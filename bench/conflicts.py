@@ -67,6 +67,7 @@ class Outcome:
     case: Case
     held: bool = False
     merged: bool = False
+    duplicated: bool = False
     extracted: bool = True
     reached_llm: bool | None = None
     signal: str = ""
@@ -217,6 +218,7 @@ def case_run(case: Case, *, tenant: Tenant, path: str) -> Outcome:
         outcome.signal, outcome.reason = item.signal, item.reason
     new_rows = Memory.objects.filter(end_user=end_user).exclude(id__in=first_ids)
     outcome.merged = outcome.extracted and bool(first_ids) and not new_rows.exists()
+    outcome.duplicated = new_rows.exists() and not outcome.held
     return outcome
 
 
@@ -244,6 +246,10 @@ class Report:
             "contradictions_held": _rate(sum(o.held for o in contradictions), len(contradictions)),
             "compatible_wrongly_held": _rate(sum(o.held for o in compatible), len(compatible)),
             "restatements_merged": _rate(sum(o.merged for o in restatements), len(restatements)),
+            # The failure that matters to a user: the same fact stored twice.
+            "restatements_stored_twice": _rate(
+                sum(o.duplicated for o in restatements), len(restatements)
+            ),
             "not_extracted": sum(not o.extracted for o in self.outcomes),
             "extraction_p50_ms": round(1000 * seconds[len(seconds) // 2], 1) if seconds else 0,
             "extraction_p95_ms": round(1000 * seconds[int(len(seconds) * 0.95)], 1)

@@ -692,7 +692,7 @@ def _lives_alone(match):
 )
 def _lives_with(match):
     who = match.group("v")
-    if re.search(r"roommate|flatmate|housemate|friend", who):
+    if re.search(r"roommate|flatmate|housemate|friend|people|others|guys|girls|students", who):
         value = "roommates"
     elif re.search(r"parents|mom|mum|dad|mother|father|family|grandparent|in-laws", who):
         value = "family"

@@ -132,7 +132,7 @@ _PAST = re.compile(
 )
 # Also: scopes ("at work", "at home", "for hobby projects") under which two values coexist.
 _ADDITIVE = re.compile(
-    r"\b(?:also|too|as well|another|a second|second|other|additionally|besides|in addition|"
+    r"\b(?:also|too|as well|another|a second|second|additionally|besides|in addition|"
     r"on the side|part-time|side|at work|at home|for work|at the office|for hobby|hobby|"
     r"personal projects?|on (?:their|his|her) (?:work|personal|home) \w+)\b"
 )
@@ -149,7 +149,7 @@ _RELATIVE_OWNER = re.compile(
 )
 _PET_OWNER = re.compile(
     rf"^(?:(?:the )?user's|their|his|her)\s+(?:(?:old|new|little|big|baby|older|younger|"
-    rf"rescue|only|first|second|other|one and only|sweet|lazy|crazy|[a-z]+(?<!'s))\s+)*"
+    rf"rescue|only|first|second|other|one and only|sweet|lazy|crazy)\s+)*(?:[a-z]+(?<!'s)\s+)?"
     rf"(?P<pet>{PETS})\b"
     rf"(?P<rest>.*)$"
 )

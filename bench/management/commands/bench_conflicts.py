@@ -70,7 +70,7 @@ class Command(BaseCommand):
             f"{summary['split']:8} {summary['path']:13} contradictions held "
             f"{rate('contradictions_held')}, compatible wrongly held "
             f"{rate('compatible_wrongly_held')}, restatements merged "
-            f"{rate('restatements_merged')}"
+            f"{rate('restatements_merged')} (stored twice {rate('restatements_stored_twice')})"
         )
         if "pairs_reaching_llm" in summary:
             line += (
