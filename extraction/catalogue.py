@@ -14,6 +14,8 @@ from extraction.values import clean_value, object_key, stem
 from extraction.vocabulary import BREEDS, JOB_SUFFIX, JOB_WORDS, NOT_A_JOB, PETS, words
 
 SINGLE_VALUED = {
+    "chronotype": "morning or night person",
+    "housing": "rents or owns their home",
     "native_language": "first language",
     "commute": "how the user gets to work",
     "residence": "where the user lives",
@@ -177,7 +179,8 @@ def _calls_home(match):
 
 
 @_entry(
-    rf"{_NOT}(?:works?|working|is working|is employed|employed|has a job|has a new job|"
+    rf"{_NOT}(?:works?(?: remotely| from home| full[- ]time| part[- ]time| freelance)?|working|"
+    rf"is working|is employed|employed|has a job|has a new job|"
     rf"has started working|started working|is now working|has worked|has been working|"
     rf"has been employed|has been)(?: in [\w ]{{1,25}}?)? (?:at|for|with|by) {_V}"
 )
@@ -228,6 +231,7 @@ _JOB_HEAD = re.compile(r"[a-z-]+$")
 # "a coffee person", "a cat lover": kinds of people, not jobs.
 _NOT_A_ROLE = frozenset(
     {"person", "people", "type", "lover", "fan", "guy", "girl", "kind", "speaker", "user"}
+    | {"drinker", "smoker", "eater", "vaper", "sleeper", "riser", "owner", "member"}
 )
 _LEAD_WORDS = frozenset({"lead", "head", "manager", "supervisor", "principal", "partner", "vp"})
 
@@ -579,7 +583,7 @@ _KIND_FILLER = frozenset(
 
 
 def _kind(raw: str) -> str:
-    raw = re.split(r" (?:of all time|ever|and|that|which|in the world)\b", raw)[0]
+    raw = re.split(r" (?:of all time|ever|and|that|which|in the world|to do|on|at|for)\b", raw)[0]
     kept = [w for w in raw.split() if w not in _KIND_FILLER]
     if not kept:
         return raw
@@ -746,6 +750,14 @@ def _allergy(match):
     return [(f"allergy:{_allergen(value)}", value, not match.group("neg"))]
 
 
+@_entry(r"(?P<v>[a-z -]{2,30}?) (?:allergy|intolerance)(?: here| for me| over here)?$")
+def _allergy_fragment(match):
+    value = clean_value(match.group("v"))
+    if not value or value.split()[0] in {"no", "not", "any"}:
+        return None
+    return [(f"allergy:{_allergen(value)}", value, True)]
+
+
 @_entry(r"has (?:a |an )?(?:severe |mild |serious )?(?P<v>[a-z -]{2,30}?) (?:allergy|intolerance)")
 def _has_allergy(match):
     value = clean_value(match.group("v"))
@@ -845,9 +857,44 @@ def _teaches(match):
 
 
 @_entry(
-    r"(?P<neg>is not |is no longer |is not really |is not much of |not )?(?:a |an )(?:big |huge |"
-    r"real |total )?(?P<v>coffee|tea|morning|night|dog|cat|beach|gym|wine|beer|book|people|"
-    r"city|country|sports?|football|running|gaming|outdoors) (?:person|drinker|lover|fan|guy|"
+    r"(?P<neg>(?:is )?not |is no longer )?(?:is )?(?:totally |definitely |really |such )?(?:a |an )"
+    r"(?P<v>morning person|early bird|early riser|night owl|night person|morning type)\b"
+)
+def _chronotype(match):
+    value = "morning" if match.group("v").startswith(("morning", "early")) else "night"
+    return [("chronotype", value, not match.group("neg"))]
+
+
+@_entry(
+    r"(?:is |has been )?(?:renting|rents) (?:a |an |their |our )?(?:flat|apartment|house|place|"
+    r"room|studio|home)\b|(?:is )?(?:a )?(?:renter|tenant)\b"
+)
+def _renter(match):
+    return [("housing", "renter", True)]
+
+
+@_entry(
+    r"(?:has |have )?(?:just )?(?:bought|purchased|owns|closed on) (?:a |an |their |our |the )?"
+    r"(?:first |new |own )?(?:house|home|flat|apartment|condo|place)\b|(?:is )?(?:a )?"
+    r"(?:homeowner|home owner)\b"
+)
+def _owner(match):
+    return [("housing", "owner", True)]
+
+
+@_entry(
+    rf"(?:has |have )?(?:just )?(?:adopted|got|rescued|brought home|welcomed) (?:a |an |our |their "
+    rf"|a new |another )?(?:[\w-]+ )?(?P<pet>{PETS})\b(?! (?:named|called))"
+)
+def _got_pet(match):
+    return [("practice", pet_kind(match.group("pet")), True)]
+
+
+@_entry(
+    r"(?P<neg>is not |is no longer |is not really |is not much of |not )?(?:is )?(?:a |an )"
+    r"(?:big |huge |real |total )?(?P<v>coffee|tea|morning|night|dog|cat|beach|gym|wine|beer|"
+    r"book|people|city|country|sports?|football|running|gaming|outdoors) (?:person|drinker|"
+    r"lover|fan|guy|"
     r"girl|type)\b"
 )
 def _kind_of_person(match):
@@ -946,6 +993,8 @@ def _sentiment(match):
     if not value or value.split()[0] in {"it", "that", "this", "them", "to be", "when"}:
         return None
     found = [("sentiment", value, not match.group("neg"))]
+    if employer := re.match(r"(?:their |his |her )?job (?:at|with) (?P<e>.+)$", raw):
+        found.append(("employer", clean_value(employer.group("e")), True))
     if not match.group("neg") and object_key(value) & _HABITS:
         found.append(("practice", "drink", True))  # "loves a glass of wine most nights"
     return found

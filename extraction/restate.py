@@ -81,6 +81,9 @@ _CATEGORY = {
     "phone": "technical",
     "practice": "preference",
     "commute": "personal",
+    "chronotype": "personal",
+    "housing": "personal",
+    "native_language": "personal",
 }
 
 
@@ -268,6 +271,7 @@ def restatements(clause: str) -> list[str]:
 
 # How a statement read from a fragment ("dark mode everywhere", "tabs, always") is worded.
 _TEMPLATES = {
+    "allergy": "User is allergic to {value}",
     "age": "User is {value} years old",
     "theme": "User prefers {value} mode",
     "indentation": "User indents code with {value}",
@@ -275,11 +279,6 @@ _TEMPLATES = {
     "diet": "User is {value}",
     "os": "User uses {value}",
     "phone": "User uses an {value} phone",
-}
-_NEGATED_TEMPLATES = {
-    "age": "User is {value} years old",
-    "practice": "User does not {value}",
-    "allergy": "User has no {value} allergy",
 }
 
 
@@ -364,6 +363,7 @@ def restated_fact(clause: str) -> tuple[str, str, tuple[Statement, ...]] | None:
 _PURSUIT = re.compile(
     r"\b(?:training|preparing|learning|studying|practi[sc]ing|working towards|started|took up|"
     r"picked up|signed up|plays|practi[sc]es|smokes?|vapes?|drinks?|wine|beer|coffee|a day|"
+    r"adopted|rescued|owns|"
     r"every (?:day|night|"
     r"morning|week)|daily|nightly|most days|a week|times a week|on weekends|every weekend)\b",
     re.IGNORECASE,

@@ -213,7 +213,7 @@ _NAME_BEFORE_VERB = re.compile(
 )
 _MOVED_IN = re.compile(
     r"^(?:just |recently |finally |has )?(?:moved in|has moved in|lives|is living|started living)"
-    r" (?:together )?with (?:them|the user|him|her)\b"
+    r" (?:together )?with (?:them|the user|him|her)(?:\s*$|\s+(?:now|last|this|since|in|for)\b|,)"
 )
 
 
