@@ -220,8 +220,10 @@ def _joined(match):
 )
 def _left_job(match):
     value = _value(match)
-    if not value or value.split()[0] in {"job", "their", "his", "her", "smoking", "drinking"}:
+    if not value or value.split()[0] in {"job", "their", "his", "her"}:
         return None
+    if value.split()[0].endswith("ing"):
+        return None  # "quit smoking", "left studying Japanese": a practice, not an employer
     return [("employer_left", value, False)]
 
 
@@ -390,8 +392,8 @@ def _commute(match):
 
 
 @_entry(
-    r"(?:'s )?(?:divorce|separation) (?:was |is |has been |got )?(?:finali[sz]ed|final|"
-    r"went through|came through|is through)"
+    r"(?:'s |their |his |her )?(?:divorce|separation) (?:was |is |has been |got )?"
+    r"(?:finali[sz]ed|final|went through|came through|is through)"
 )
 def _divorce_final(match):
     return [("relationship", "divorced", True)]
@@ -541,8 +543,18 @@ _ANY_KIND = frozenset({"thing", "activity", "activiti", "hobby", "hobbi", "pasti
 
 
 @_entry(
+    r"(?:named|called|picked|chose|listed|described|mentioned) (?P<v>[a-z0-9][\w' &.-]{1,40}?) as "
+    r"(?:their|his|her) (?:new |current |all[- ]time |absolute |top )?(?:favou?rite|go-to) "
+    r"(?P<k>[a-z][\w' -]{1,30})"
+)
+def _named_favourite(match):
+    return [(f"favourite:{_kind(match.group('k'))}", clean_value(match.group("v")), True)]
+
+
+@_entry(
     r"(?P<v>[a-z0-9][\w' &.-]{1,40}?) (?:is|are|has become|became) (?:now )?"
-    r"(?:their|his|her|the user's) (?:new |current |all[- ]time |absolute |number one |#1 |top )?"
+    r"(?:one of )?(?:their|his|her|the user's) (?:new |current |all[- ]time |absolute |number one |"
+    r"#1 |top )?"
     r"(?:favou?rite|go-to|main|preferred) (?P<k>[a-z][\w' -]{1,30})"
 )
 def _favourite_inverted(match):
@@ -827,6 +839,16 @@ def _quit(match):
 )
 def _does_not_smoke(match):
     return [("practice", match.group("o") or match.group("v"), False)]
+
+
+@_entry(
+    r"(?:has|drinks|have|drink|needs|starts the day with|gets) (?:a |an |some |their |his |her |"
+    r"two |three |\d+ |several |many )?(?:\w+ )?(?:cups? of |mugs? of |shots? of )?"
+    r"(?P<v>coffee|tea|espresso|espressos|latte|lattes|cappuccino|matcha)\b"
+)
+def _has_coffee(match):
+    value = match.group("v")
+    return [("practice", "tea" if value in {"tea", "matcha"} else "coffee", True)]
 
 
 @_entry(

@@ -1,4 +1,4 @@
-"""LLM prompts for extraction and the contradiction judge, and defensive parsing of replies.
+"""The LLM extraction prompt, its JSON schema, and defensive parsing of replies.
 
 The conversation is quoted as data: one JSON object per message between <conversation> tags,
 with every `<` and `>` inside the JSON escaped (\\u003c, \\u003e), so no text a user sends
@@ -86,6 +86,30 @@ Reply with the JSON object only.\
 """
 
 
+# What `response_format` asks for where the server supports JSON schemas.
+EXTRACTION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "memories": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "caption": {"type": "string"},
+                    "full_text": {"type": "string"},
+                    "category": {"type": "string", "enum": list(Memory.Category.values)},
+                    "confidence": {"type": "number"},
+                },
+                "required": ["caption", "full_text", "category", "confidence"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["memories"],
+    "additionalProperties": False,
+}
+
+
 @dataclass(frozen=True)
 class LLMExtraction:
     """Candidates from one LLM extraction and what it cost."""
@@ -120,7 +144,11 @@ def extract_with_llm(messages: list[dict]) -> LLMExtraction:
     for asked in range(1, EXTRACTION_PARSE_ATTEMPTS + 1):
         try:
             result = chat(
-                prompt, max_tokens=EXTRACTION_MAX_TOKENS, temperature=EXTRACTION_TEMPERATURE
+                prompt,
+                max_tokens=EXTRACTION_MAX_TOKENS,
+                temperature=EXTRACTION_TEMPERATURE,
+                json_schema=EXTRACTION_SCHEMA,
+                schema_name="memories",
             )
         except LLMError as exc:
             # Report every request made for this extraction, not just the last chat().

@@ -78,7 +78,7 @@ _REPORTING = re.compile(
     r"claimed|claims|specified|specifies|pointed out|points out|learned|learnt|"
     r"found out|finds out|realized|realised|realizes|realises|discovered|discovers|"
     r"is happy to report|was happy to report|is excited to share|was excited to share)"
-    r"(?:\s+(?:that|being|having))?"
+    r"(?:\s+that)?"
     # Verbs that are also facts ("shares a flat", "adds sugar") report only with "that".
     r"|(?:shared|shares|added|adds|wrote|writes|identified|identifies)\s+that)"
     r"\s*(?:(?:they|he|she)\s+)?",
@@ -140,7 +140,8 @@ _OTHER_PEOPLE = (
     rf"{FAMILY}|friend|best friend|colleague|coworker|co-worker|boss|manager|roommate|"
     r"flatmate|housemate|neighbou?r|cousin|aunt|uncle|niece|nephew|parents|in-laws|"
     r"mother-in-law|father-in-law|sister-in-law|brother-in-law|partner's \w+|teammate|"
-    r"classmate|kids|children|son's \w+|daughter's \w+|siblings?"
+    r"classmate|kids|children|son's \w+|daughter's \w+|siblings?|sons|daughters|brothers|"
+    r"sisters|friends|cousins|grandchildren|grandkids"
 )
 _RELATIVE_OWNER = re.compile(
     rf"^(?:(?:the )?user's|their|his|her)\s+(?:(?:older|younger|big|little|baby|twin|best|"
@@ -154,6 +155,12 @@ _PET_OWNER = re.compile(
     rf"(?P<rest>.*)$"
 )
 _CANONICAL_PERSON = {
+    "sons": "son",
+    "daughters": "daughter",
+    "brothers": "brother",
+    "sisters": "sister",
+    "friends": "friend",
+    "grandkids": "grandchildren",
     "mom": "mother",
     "mum": "mother",
     "mama": "mother",
@@ -169,7 +176,7 @@ _CANONICAL_PERSON = {
     "housemate": "roommate",
     "neighbor": "neighbour",
 }
-_CHILD_WORDS = {"son", "daughter", "child", "children", "kids", "baby", "kid"}
+_CHILD_WORDS = {"son", "daughter", "child", "children", "kids", "baby", "kid", "grandchildren"}
 _PARTNER_WORDS = {
     "wife",
     "husband",
@@ -232,6 +239,23 @@ _USER_AND_OTHER = re.compile(
 )
 
 
+# "they play tennis", "they live in Austin": the verb after a dropped pronoun, in the third
+# person the catalogue reads.
+_BARE_VERB = re.compile(
+    r"^(play|live|work|use|drink|smoke|eat|love|like|hate|enjoy|prefer|own|speak|run|cook|"
+    r"teach|study|ride|drive|watch|read|write|want|need|keep|practice|practise|go|do|commute|"
+    r"dislike|adore|swear|rely|vape|bike|cycle|walk|take)\b"
+)
+_THIRD_PERSON = {
+    "go": "goes",
+    "do": "does",
+    "study": "studies",
+    "rely": "relies",
+    "watch": "watches",
+    "teach": "teaches",
+}
+
+
 def _subject(clause: str) -> tuple[str, str, list[tuple[str, str, bool]]]:
     """(subject, predicate, implied user facts) of a clause."""
     implied: list[tuple[str, str, bool]] = []
@@ -285,6 +309,7 @@ def _subject(clause: str) -> tuple[str, str, list[tuple[str, str, bool]]]:
             return _subject(rest)  # "User mentioned their son Leo started school"
         for pattern, replacement in _PRONOUN_VERB:
             rest = pattern.sub(replacement, rest, count=1)
+        rest = _BARE_VERB.sub(lambda m: _THIRD_PERSON.get(m.group(1), m.group(1) + "s"), rest)
         # "their only computer is ...": the user's own thing, read as the user's fact.
         rest = re.sub(
             r"^(?:their|his|her) (?=(?:only|main|sole|new|current|work|own|all-time|favou?rite|"

@@ -307,6 +307,8 @@ def test_extraction_asks_the_llm_once_and_returns_candidates_and_usage(llm_setti
     assert request.body["temperature"] == 0.1
     assert request.body["max_tokens"] == 1000
     assert "I just moved to Berlin" in quoted_block(request.body["messages"])
+    schema = request.body["response_format"]["json_schema"]
+    assert schema["name"] == "memories" and "memories" in schema["schema"]["required"]
 
 
 def test_extraction_counts_every_http_attempt_and_sums_usage(llm_settings):
