@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from extraction.statements import USER, Statement, read
-from extraction.vocabulary import PETS
+from extraction.vocabulary import PETS, third_person
 from memories.text import states_a_fact
 
 _LEADING = re.compile(
@@ -31,12 +31,6 @@ _ADVERB = re.compile(
     r"pretty much|only|barely|hardly|somehow|sadly|happily|slowly|gradually|weirdly|"
     r"genuinely|definitely|absolutely|seriously|no longer)\b\s*",
     re.IGNORECASE,
-)
-_BE = {"am": "is", "are": "is", "was": "was", "were": "was", "have": "has", "do": "does"}
-_PAST_OR_MODAL = re.compile(
-    r"^(?:[a-z]+ed|got|gave|quit|left|took|went|began|became|became|had|made|met|ran|sold|"
-    r"bought|found|grew|fell|broke|split|spent|swapped|stopped|turned|can|cannot|could|will|"
-    r"would|should|might|must|may)$"
 )
 _SUBJECTLESS_VERB = re.compile(
     r"^(?:just |finally |recently |officially |also )*(?:turned|started|switched|moved|finished|"
@@ -85,19 +79,6 @@ _CATEGORY = {
     "housing": "personal",
     "native_language": "personal",
 }
-
-
-def _conjugate(verb: str) -> str:
-    lower = verb.lower()
-    if lower in _BE:
-        return _BE[lower]
-    if _PAST_OR_MODAL.match(lower):
-        return lower
-    if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return f"{lower}es"
-    if len(lower) > 2 and lower.endswith("y") and lower[-2] not in "aeiou":
-        return f"{lower[:-1]}ies"
-    return f"{lower}s"
 
 
 def _third_person(text: str) -> str:
@@ -228,7 +209,7 @@ def _first_person(text: str) -> str | None:
         words = rest.split(maxsplit=1)
         if not words:
             return None
-        verb = _conjugate(words[0])
+        verb = third_person(words[0])
         body = " ".join([*adverbs, verb, *(words[1:] if len(words) > 1 else [])])
         return f"User {_third_person(body)}"
     owned = re.match(r"^(?:my|our)\s+(?P<rest>.+)$", text, re.IGNORECASE)

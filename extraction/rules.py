@@ -24,6 +24,7 @@ from extraction.vocabulary import (
     RELATION_PLURAL,
     TECH_PHRASES,
     TECH_TERMS,
+    third_person,
 )
 from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, content_hash
 
@@ -305,31 +306,6 @@ def _clean_object(raw: str | None, *, max_words: int = 30, check_start: bool = T
     if _SECOND_PERSON.search(text):
         return None
     return _third_person(text)
-
-
-_IRREGULAR_VERBS = {
-    "am": "is",
-    "have": "has",
-    "do": "does",
-    "go": "goes",
-    "was": "was",
-    "cannot": "cannot",
-    "can": "can",
-    "will": "will",
-    "must": "must",
-}
-
-
-def _conjugate(verb: str) -> str:
-    """Third person singular of a present-tense verb."""
-    lower = verb.lower()
-    if lower in _IRREGULAR_VERBS:
-        return _IRREGULAR_VERBS[lower]
-    if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return f"{lower}es"
-    if len(lower) > 2 and lower.endswith("y") and lower[-2] not in "aeiou":
-        return f"{lower[:-1]}ies"
-    return f"{lower}s"
 
 
 def _name(raw: str, clause: str) -> str | None:
@@ -732,7 +708,7 @@ def _assistant_preference_rule(match: re.Match[str]) -> _Fact | None:
     if match.group("form").lower() == "you to":
         text = f"User {verb} the assistant to {action} {obj}"
     else:
-        text = f"User {verb} it when the assistant {_conjugate(action)} {obj}"
+        text = f"User {verb} it when the assistant {third_person(action)} {obj}"
     return _Fact(text.strip(), "preference", 0.75)
 
 
@@ -782,7 +758,7 @@ def _negated_habit_rule(match: re.Match[str]) -> _Fact | None:
         return None
     verb = match.group("verb").lower()
     if match.group("neg").lower() == "never":
-        phrase = f"never {_conjugate(verb.split()[0])}{verb[len(verb.split()[0]) :]}"
+        phrase = f"never {third_person(verb.split()[0])}{verb[len(verb.split()[0]) :]}"
     else:
         phrase = f"doesn't {verb}"
     text = f"User {phrase} {obj}".strip()
@@ -902,7 +878,7 @@ def _habit_rule(match: re.Match[str]) -> _Fact | None:
     obj = _clean_object(match.group("obj"), max_words=15)
     if not obj:
         return None
-    text = f"User {match.group('freq').lower()} {_conjugate(verb)} {obj}"
+    text = f"User {match.group('freq').lower()} {third_person(verb)} {obj}"
     category = "technical" if _is_technical(text) else "preference"
     return _Fact(text, category, 0.65)
 
@@ -930,7 +906,7 @@ def _remembered(clause: str) -> _Fact | None:
         return None
     verb = statement.group("verb").lower()
     negation = (statement.group("neg") or "").lower()
-    phrase = f"doesn't {verb}" if negation == "do not " else f"{negation}{_conjugate(verb)}"
+    phrase = f"doesn't {verb}" if negation == "do not " else f"{negation}{third_person(verb)}"
     text = f"User {_adverbs(statement)}{phrase} {rest}".strip()
     return _Fact(text, "technical" if _is_technical(text) else "other", 0.8)
 

@@ -10,6 +10,37 @@ def words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+_IRREGULAR_VERBS = {
+    "am": "is",
+    "are": "is",
+    "have": "has",
+    "do": "does",
+    "go": "goes",
+    "was": "was",
+    "were": "was",
+    "cannot": "cannot",
+}
+# Past tenses and modals stay as they are ("User got married", "User can swim").
+_UNCHANGED_VERB = re.compile(
+    r"^(?:[a-z]*[^e]ed|got|gave|quit|left|took|went|began|became|had|made|met|ran|sold|bought|"
+    r"found|grew|fell|broke|split|spent|swapped|can|could|will|would|should|might|must|may)$"
+)
+
+
+def third_person(verb: str) -> str:
+    """The third person singular of a first-person verb: am -> is, live -> lives, got -> got."""
+    lower = verb.lower()
+    if lower in _IRREGULAR_VERBS:
+        return _IRREGULAR_VERBS[lower]
+    if _UNCHANGED_VERB.match(lower):
+        return lower
+    if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return f"{lower}es"
+    if len(lower) > 2 and lower.endswith("y") and lower[-2] not in "aeiou":
+        return f"{lower[:-1]}ies"
+    return f"{lower}s"
+
+
 TECH_TERMS = words(
     """python rust java javascript typescript kotlin swift ruby php perl scala haskell elixir
     erlang clojure lua golang go c++ c# sql bash zsh powershell postgres postgresql mysql sqlite
