@@ -31,8 +31,15 @@ from memories.text import content_hash
 
 @admin.register(Tenant)
 class TenantAdmin(admin.ModelAdmin):
-    list_display = ["name", "is_active", "created_at"]
+    list_display = ["name", "is_active", "conflict_policy_shown", "created_at"]
+    list_filter = ["is_active", "conflict_policy"]
     search_fields = ["name"]
+
+    @admin.display(description="conflict policy", ordering="conflict_policy")
+    def conflict_policy_shown(self, tenant: Tenant) -> str:
+        if tenant.conflict_policy:
+            return tenant.get_conflict_policy_display()
+        return f"service default ({tenant.effective_conflict_policy})"
 
 
 @admin.register(TenantAPIKey)

@@ -457,3 +457,17 @@ def test_an_update_the_policy_applied_can_be_reopened_from_its_page(client_as_op
     old.refresh_from_db()
     assert item.status == ReviewItem.Status.PENDING and old.status == Memory.Status.ACTIVE
     assert 'id="resolve-keep_new"' in client_as_operator.get(conflict_page(item)).content.decode()
+
+
+def test_a_tenants_conflict_policy_is_set_in_the_admin(client_as_operator, tenant):
+    page = reverse("admin:memories_tenant_change", args=[tenant.pk])
+
+    response = client_as_operator.post(
+        page, {"name": tenant.name, "is_active": "on", "conflict_policy": "supersede"}
+    )
+
+    assert response.status_code == 302
+    tenant.refresh_from_db()
+    assert tenant.effective_conflict_policy == "supersede"
+    listing = client_as_operator.get(reverse("admin:memories_tenant_changelist")).content.decode()
+    assert "Explicit updates supersede" in listing
