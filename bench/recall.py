@@ -23,7 +23,11 @@ from recall.index import user_index_invalidate
 from recall.selectors import memory_relevant_list
 
 BENCH_TENANT = "bench-recall"
-OFFTOPIC_PATH = Path(__file__).resolve().parent / "data" / "offtopic.json"
+DATA = Path(__file__).resolve().parent / "data"
+OFFTOPIC_PATH = DATA / "offtopic.json"
+# Sets of one user's memories with prompts that need one of them (most without naming it) and
+# general prompts that need none; tune on offtopic and needs_dev, report needs_heldout.
+PROMPT_SETS = (OFFTOPIC_PATH, DATA / "needs_dev.json", DATA / "needs_heldout.json")
 
 
 def bench_tenant_reset(*, name: str = BENCH_TENANT) -> Tenant:

@@ -8,7 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from memories.api_base import StrictUUIDField, UserScopedApi, error_responses, validated
-from recall.selectors import memory_relevant_list
+from recall.selectors import memory_recall
 
 MAX_PROMPT_CHARS = 4_000
 
@@ -20,14 +20,30 @@ class MemoryRelevantApi(UserScopedApi):
         user_id = StrictUUIDField()
         prompt = serializers.CharField(max_length=MAX_PROMPT_CHARS)
         limit = serializers.IntegerField(min_value=1, max_value=100, default=10)
+        explain = serializers.BooleanField(
+            default=False,
+            help_text="Add each memory's ranking signals, and why nothing was returned.",
+        )
 
     class OutputSerializer(serializers.Serializer):
         class RelevantSerializer(serializers.Serializer):
             id = serializers.CharField()
             caption = serializers.CharField()
             score = serializers.FloatField()
+            signals = serializers.DictField(
+                child=serializers.FloatField(),
+                required=False,
+                help_text="With explain=true: cosine, lexical (BM25), hubness_correction, "
+                "domain (how much the prompt's life domains need this memory), score.",
+            )
 
         memories = RelevantSerializer(many=True)
+        explain = serializers.DictField(
+            required=False,
+            help_text="With explain=true: the recall mode, whether the prompt reads as a "
+            "request for personal help, and when nothing is returned why (the floor and the "
+            "best score seen).",
+        )
 
     @extend_schema(
         operation_id="memories_relevant",
@@ -36,7 +52,20 @@ class MemoryRelevantApi(UserScopedApi):
     )
     def get(self, request: Request) -> Response:
         data = validated(self.InputSerializer, request.query_params)
-        memories = memory_relevant_list(
-            end_user=self.end_user(data["user_id"]), prompt=data["prompt"], limit=data["limit"]
+        recall = memory_recall(
+            end_user=self.end_user(data["user_id"]),
+            prompt=data["prompt"],
+            limit=data["limit"],
+            explain=data["explain"],
         )
-        return Response(self.OutputSerializer({"memories": memories}).data)
+        # Signals and the explanation only when asked for: the default answer is unchanged.
+        body: dict = {
+            "memories": [
+                {"id": m.id, "caption": m.caption, "score": m.score}
+                | ({"signals": m.signals} if data["explain"] and m.signals else {})
+                for m in recall.memories
+            ]
+        }
+        if data["explain"]:
+            body["explain"] = recall.explanation
+        return Response(self.OutputSerializer(body).data)

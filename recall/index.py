@@ -15,6 +15,7 @@ Freshness: every entry carries the *stamp* it was built under.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import uuid
 from collections import Counter, OrderedDict
@@ -28,12 +29,14 @@ from django.db import connection
 
 from integrations.embeddings import current_model_id
 from memories.models import Memory
+from recall.domains import membership
 from recall.lexical import tokenize
 
 logger = logging.getLogger(__name__)
 
-_VERSION_KEY = "recall:v1:version:{end_user_id}"
-_INDEX_KEY = "recall:v1:index:{end_user_id}:{stamp}"
+# v2: indexes carry life-domain memberships (an older cached index lacks them).
+_VERSION_KEY = "recall:v2:version:{end_user_id}"
+_INDEX_KEY = "recall:v2:index:{end_user_id}:{stamp}"
 # A shared-cache entry outlives no write (the stamp changes), so the TTL only bounds memory.
 _INDEX_TTL_SECONDS = 24 * 3600
 _LOCAL_MAX_USERS = 2048
@@ -64,6 +67,11 @@ class UserIndex:
     # Mean cosine of each memory to its nearest fellow memories: a "hub" that is close to
     # everything gets this much taken off its similarity to a prompt.
     hubness: np.ndarray
+    # (n, D): how much each memory belongs to each life domain (recall.domains).
+    domains: np.ndarray
+    # Who the memories are about: the first word of each caption, lower-cased ("user",
+    # "caroline"), so a question naming one of them is about the user's world.
+    subjects: frozenset[str]
 
     @property
     def size(self) -> int:
@@ -94,10 +102,13 @@ def index_build(
     size = len(records)
     vectors: np.ndarray | None = None
     documents: list[list[str]] = []
+    texts: list[str] = []
+    captions = [record[1] for record in records]
     sessions: list[int | None] = []
     for row, (_, caption, full_text, embedding, embedding_model, session) in enumerate(records):
         # The caption is usually a prefix or summary of the full text: index both, once.
         text = full_text if caption in full_text else f"{caption}. {full_text}"
+        texts.append(text)
         documents.append(tokenize(text))
         sessions.append(session)
         if embedding is None or embedding_model != model_id:
@@ -145,6 +156,10 @@ def index_build(
         groups=groups,
         group_count=group_count,
         hubness=_hubness(vectors),
+        domains=membership(list(captions), texts, vectors, model_id),
+        subjects=frozenset(
+            re.sub(r"'s$", "", caption.split()[0].lower()) for caption in captions if caption
+        ),
     )
 
 

@@ -16,6 +16,7 @@ from integrations.embeddings import (
     LOCAL_QUANTIZED_MODEL_ID,
     OPENAI_MODEL_ID,
 )
+from recall.domains import need
 from recall.index import UserIndex
 
 MODES = ("vector", "lexical", "hybrid", "llm", "hybrid+llm")
@@ -41,6 +42,15 @@ class RankingParams:
     strong_cosine: float = 0.25
     weak_cosine: float = 0.20
     relative_floor: float = 0.2
+    # Life domains (recall.domains), for requests for personal help only: a memory whose
+    # domain the prompt needs gains `need_weight` times that need, and clears the floor with a
+    # need of at least `need_floor` and a cosine of at least `need_cosine`.
+    need_weight: float = 0.5
+    need_floor: float = 0.5
+    need_cosine: float = 0.0
+    # A general question ("how long do cats live?") is answered from general knowledge even
+    # when the user has a cat: only a memory this close counts (cosine).
+    general_cosine: float = 0.5
 
 
 DEFAULT_PARAMS = RankingParams()
@@ -51,10 +61,10 @@ DEFAULT_PARAMS = RankingParams()
 # gives about 0.1); OpenAI's are an uncalibrated first guess (unrelated texts sit near 0.1
 # there): check them with `bench_recall --offtopic` before relying on them.
 _FLOORS = {
-    LOCAL_MODEL_ID: (0.25, 0.20),
-    LOCAL_QUANTIZED_MODEL_ID: (0.25, 0.20),
-    HASHING_MODEL_ID: (0.10, 0.05),
-    OPENAI_MODEL_ID: (0.30, 0.22),
+    LOCAL_MODEL_ID: (0.25, 0.20, 0.50),
+    LOCAL_QUANTIZED_MODEL_ID: (0.25, 0.20, 0.50),
+    HASHING_MODEL_ID: (0.10, 0.05, 0.30),
+    OPENAI_MODEL_ID: (0.30, 0.22, 0.55),
 }
 
 
@@ -62,19 +72,27 @@ def params_for(model_id: str) -> RankingParams:
     """The ranking parameters calibrated for vectors of `model_id`."""
     if model_id not in _FLOORS:
         return DEFAULT_PARAMS
-    strong, weak = _FLOORS[model_id]
-    return replace(DEFAULT_PARAMS, strong_cosine=strong, weak_cosine=weak)
+    strong, weak, general = _FLOORS[model_id]
+    return replace(DEFAULT_PARAMS, strong_cosine=strong, weak_cosine=weak, general_cosine=general)
 
 
 @dataclass(frozen=True)
 class Ranked:
-    """Rows of the index, best first, with their scores."""
+    """Rows of the index, best first, with their scores, and the signals behind them on demand."""
 
     rows: np.ndarray
     scores: np.ndarray
+    # With `explain`: one dict of signals per row, or why nothing was returned.
+    signals: tuple[dict[str, float], ...] = ()
+    why_empty: dict | None = None
 
 
-_EMPTY = Ranked(rows=np.zeros(0, dtype=np.int64), scores=np.zeros(0, dtype=np.float32))
+_NO_ROWS = np.zeros(0, dtype=np.int64)
+_NO_SCORES = np.zeros(0, dtype=np.float32)
+
+
+def _empty(why: dict | None = None) -> Ranked:
+    return Ranked(rows=_NO_ROWS, scores=_NO_SCORES, why_empty=why)
 
 
 def _context_boost(index: UserIndex, scores: np.ndarray, params: RankingParams) -> np.ndarray:
@@ -92,52 +110,124 @@ def _context_boost(index: UserIndex, scores: np.ndarray, params: RankingParams) 
     return boosted
 
 
+@dataclass(frozen=True)
+class Query:
+    """What the ranker knows of a prompt: its vector, its terms, and its need for the user."""
+
+    vector: np.ndarray | None
+    terms: list[str]
+    # A request for personal help ("plan my weekend"), or a question anyone could ask
+    # ("how long do cats live?"); a prompt can be neither ("holiday city visited").
+    personal: bool = False
+    general: bool = False
+    # (D,) how much the prompt belongs to each life domain (recall.domains).
+    domains: np.ndarray | None = None
+
+
 def rank(
     *,
     index: UserIndex,
-    query_vector: np.ndarray | None,
-    query_terms: list[str],
+    query: Query,
     mode: str,
     limit: int,
     params: RankingParams | None = None,
+    explain: bool = False,
 ) -> Ranked:
-    """Rank the index for one prompt; `query_vector` None means lexical only."""
+    """Rank the index for one prompt; a query without a vector ranks lexically."""
     params = params or params_for(index.model_id)
     if index.size == 0 or limit <= 0:
-        return _EMPTY
-    lexical = index.bm25(query_terms)
-    if query_vector is None or index.vectors.shape[1] != query_vector.shape[0]:
+        return _empty({"reason": "no memories"} if explain else None)
+    lexical = index.bm25(query.terms)
+    vector = query.vector
+    if vector is None or index.vectors.shape[1] != vector.shape[0]:
         mode = "lexical"
         cosine = None
     else:
-        cosine = index.vectors @ query_vector
+        cosine = index.vectors @ vector
+    needed = None
+    if mode == "hybrid" and query.personal and query.domains is not None:
+        needed = need(query.domains, index.domains)
 
     if mode == "lexical":
         scores = lexical
         candidates = np.flatnonzero(lexical > 0)
     elif mode == "vector":
         if not (cosine >= params.strong_cosine).any():
-            return _EMPTY
+            return _empty(_why(params, cosine, None, query) if explain else None)
         scores = cosine
         candidates = np.arange(index.size)
     else:
-        strong = (cosine >= params.strong_cosine) | ((cosine >= params.weak_cosine) & (lexical > 0))
+        if query.general:
+            strong = cosine >= params.general_cosine
+        else:
+            strong = (cosine >= params.strong_cosine) | (
+                (cosine >= params.weak_cosine) & (lexical > 0)
+            )
+        if needed is not None:
+            # A personal request reaches what its domains need, even without a shared word.
+            strong |= (needed >= params.need_floor) & (cosine >= params.need_cosine)
         if not strong.any():
-            return _EMPTY  # nothing about this user is close to the prompt
+            return _empty(_why(params, cosine, needed, query) if explain else None)
         top = float(lexical.max())
         w = params.vector_weight
         # A hub estimate needs many fellow memories: in a small corpus the nearest twenty are
         # most of it, so the correction grows with the corpus and is full from 101 memories.
         hub = params.hub_weight * min(1.0, (index.size - 1) / 100)
         corrected = cosine - hub * index.hubness
-        scores = w * corrected + (1 - w) * (lexical / top if top > 0 else lexical)
-        scores = _context_boost(index, scores, params)
+        lexical_part = lexical / top if top > 0 else lexical
+        base = w * corrected + (1 - w) * lexical_part
+        if needed is not None:
+            base = base + params.need_weight * needed
+        scores = _context_boost(index, base, params)
         candidates = np.arange(index.size)
     if candidates.size == 0:
-        return _EMPTY
+        return _empty({"reason": "no shared word", "mode": mode} if explain else None)
     order = candidates[np.argsort(-scores[candidates], kind="stable")[:limit]]
     ordered = scores[order]
     if params.relative_floor and ordered.size and ordered[0] > 0:
         keep = ordered >= params.relative_floor * ordered[0]
         order, ordered = order[keep], ordered[keep]
-    return Ranked(rows=order, scores=ordered.astype(np.float32))
+    signals: tuple[dict[str, float], ...] = ()
+    if explain:
+        signals = tuple(
+            _signals(row, scores, lexical, cosine, index, params, needed, mode) for row in order
+        )
+    return Ranked(rows=order, scores=ordered.astype(np.float32), signals=signals)
+
+
+def _signals(
+    row: int,
+    scores: np.ndarray,
+    lexical: np.ndarray,
+    cosine: np.ndarray | None,
+    index: UserIndex,
+    params: RankingParams,
+    needed: np.ndarray | None,
+    mode: str,
+) -> dict[str, float]:
+    """What went into one memory's score (the trace of `explain=true`)."""
+    found = {"score": round(float(scores[row]), 4), "lexical": round(float(lexical[row]), 4)}
+    if cosine is not None:
+        found["cosine"] = round(float(cosine[row]), 4)
+    if mode == "hybrid":
+        hub = params.hub_weight * min(1.0, (index.size - 1) / 100)
+        found["hubness_correction"] = round(-hub * float(index.hubness[row]), 4)
+        found["domain"] = round(float(needed[row]), 4) if needed is not None else 0.0
+    return found
+
+
+def _why(
+    params: RankingParams, cosine: np.ndarray | None, needed: np.ndarray | None, query: Query
+) -> dict:
+    """Why a prompt got no memory: nothing cleared the floor, and how close the best came."""
+    why: dict = {
+        "reason": "nothing about this user is close enough to the prompt",
+        "floor": params.strong_cosine,
+        "personal_request": query.personal,
+    }
+    if cosine is not None and cosine.size:
+        why["best_cosine"] = round(float(cosine.max()), 4)
+    if needed is not None and needed.size:
+        why["best_domain_need"] = round(float(needed.max()), 4)
+        why["domain_floor"] = params.need_floor
+    return why

@@ -11,9 +11,10 @@ from django.conf import settings
 from integrations.embeddings import EmbeddingError, embed_query
 from memories.models import EndUser
 from recall.access import access_record
+from recall.domains import is_general, is_personal, names, needs
 from recall.index import UserIndex, user_index_get
 from recall.lexical import tokenize
-from recall.ranking import MODES, rank
+from recall.ranking import MODES, Query, Ranked, rank
 from recall.rerank import llm_choose
 
 logger = logging.getLogger(__name__)
@@ -29,27 +30,53 @@ class RelevantMemory:
     id: str
     caption: str
     score: float
+    # With `explain`: the signals behind the rank (cosine, lexical, domain need...).
+    signals: dict | None = None
+
+
+@dataclass(frozen=True)
+class Recall:
+    """The memories recalled for a prompt, and with `explain` why (or why none)."""
+
+    memories: list[RelevantMemory]
+    explanation: dict | None = None
 
 
 def memory_relevant_list(
     *, end_user: EndUser, prompt: str, limit: int = 10, mode: str | None = None
 ) -> list[RelevantMemory]:
     """Return the user's active memories most relevant to `prompt`, best first."""
+    return memory_recall(end_user=end_user, prompt=prompt, limit=limit, mode=mode).memories
+
+
+def memory_recall(
+    *,
+    end_user: EndUser,
+    prompt: str,
+    limit: int = 10,
+    mode: str | None = None,
+    explain: bool = False,
+) -> Recall:
+    """The user's active memories most relevant to `prompt`, best first, optionally explained."""
     mode = mode or settings.RECALL_MODE
     if mode not in MODES:
         raise ValueError(f"unknown recall mode {mode!r}; expected one of {', '.join(MODES)}")
     index = user_index_get(end_user_id=end_user.pk)
     if index.size == 0 or limit <= 0 or not prompt.strip():
-        return []  # nothing to rank: skip the query embedding altogether
+        # Nothing to rank: skip the query embedding altogether.
+        return Recall([], {"reason": "no memories", "mode": mode} if explain else None)
+    signals: tuple = ()
+    explanation = {"mode": mode} if explain else None
     if mode == "llm":
         picked = llm_choose(prompt=prompt, captions=list(index.captions), limit=limit)
-        rows, scores = (
-            (np.array(picked, dtype=np.int64), _positional(len(picked)))
-            if picked is not None
-            else _hybrid(index, prompt, limit)
-        )
+        if picked is not None:
+            rows, scores = np.array(picked, dtype=np.int64), _positional(len(picked))
+        else:
+            ranked = _ranked(index, prompt, "hybrid", limit, explain)
+            rows, scores, signals = ranked.rows, ranked.scores, ranked.signals
     elif mode == "hybrid+llm":
-        rows, scores = _hybrid(index, prompt, max(limit, RERANK_SHORTLIST))
+        ranked = _ranked(index, prompt, "hybrid", max(limit, RERANK_SHORTLIST), explain)
+        rows, scores, signals = ranked.rows, ranked.scores, ranked.signals
         picked = None
         if rows.size:
             # The floor runs first: a prompt about nothing the user said costs no LLM call.
@@ -57,18 +84,27 @@ def memory_relevant_list(
             picked = llm_choose(prompt=prompt, captions=captions, limit=limit)
         if picked is not None:
             rows, scores = rows[picked], _positional(len(picked))
-        rows, scores = rows[:limit], scores[:limit]
+            signals = tuple(signals[i] for i in picked) if signals else ()
+        rows, scores, signals = rows[:limit], scores[:limit], signals[:limit]
     else:
-        rows, scores = _ranked(index, prompt, mode, limit)
+        ranked = _ranked(index, prompt, mode, limit, explain)
+        rows, scores, signals = ranked.rows, ranked.scores, ranked.signals
+        if explain and ranked.why_empty:
+            explanation.update(ranked.why_empty)
     results = [
-        RelevantMemory(id=index.ids[row], caption=index.captions[row], score=round(float(s), 4))
-        for row, s in zip(rows, scores, strict=True)
+        RelevantMemory(
+            id=index.ids[row],
+            caption=index.captions[row],
+            score=round(float(s), 4),
+            signals=signals[n] if signals else None,
+        )
+        for n, (row, s) in enumerate(zip(rows, scores, strict=True))
     ]
     access_record(memory_ids=[r.id for r in results])
-    return results
+    return Recall(results, explanation)
 
 
-def _ranked(index: UserIndex, prompt: str, mode: str, limit: int) -> tuple[np.ndarray, np.ndarray]:
+def _ranked(index: UserIndex, prompt: str, mode: str, limit: int, explain: bool) -> Ranked:
     query_vector = None
     if mode != "lexical":
         try:
@@ -76,18 +112,20 @@ def _ranked(index: UserIndex, prompt: str, mode: str, limit: int) -> tuple[np.nd
         except EmbeddingError:
             # A down embedding provider degrades recall to lexical, it does not fail it.
             logger.warning("recall: query embedding failed, ranking lexically", exc_info=True)
-    ranked = rank(
-        index=index,
-        query_vector=query_vector,
-        query_terms=tokenize(prompt),
-        mode=mode,
-        limit=limit,
+    personal = is_personal(prompt)
+    wanted = needs(prompt, query_vector, index.model_id) if personal else None
+    # A question naming whom the memories are about ("When did Caroline move?") is about them.
+    general = is_general(prompt) and not any(
+        name.lower() in index.subjects for name in names(prompt)
     )
-    return ranked.rows, ranked.scores
-
-
-def _hybrid(index: UserIndex, prompt: str, limit: int) -> tuple[np.ndarray, np.ndarray]:
-    return _ranked(index, prompt, "hybrid", limit)
+    query = Query(
+        vector=query_vector,
+        terms=tokenize(prompt),
+        personal=personal,
+        general=general,
+        domains=wanted,
+    )
+    return rank(index=index, query=query, mode=mode, limit=limit, explain=explain)
 
 
 def _positional(count: int) -> np.ndarray:

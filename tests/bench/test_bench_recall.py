@@ -89,12 +89,15 @@ def test_bench_recall_cleans_up_its_tenant(locomo_file):
     assert not Memory.objects.exists()
 
 
-def test_bench_recall_reports_the_offtopic_set(locomo_file):
+def test_bench_recall_reports_every_prompt_set(locomo_file):
     out = StringIO()
 
     call_command(BenchRecall(), "--data", str(locomo_file), "--conversations", "0",
                  "--methods", "hybrid", "--offtopic", "--json", stdout=out)  # fmt: skip
 
-    offtopic = json.loads(out.getvalue())["offtopic"]["hybrid"]
-    assert offtopic["offtopic_prompts"] >= 40 and offtopic["matching_prompts"] >= 40
-    assert 0 <= offtopic["empty_rate"] <= 100 and 0 <= offtopic["recall@3"] <= 100
+    sets = json.loads(out.getvalue())["prompt_sets"]
+    assert set(sets) == {"offtopic", "needs_dev", "needs_heldout"}
+    for figures in sets.values():
+        result = figures["hybrid"]
+        assert result["offtopic_prompts"] >= 40 and result["matching_prompts"] >= 40
+        assert 0 <= result["empty_rate"] <= 100 and 0 <= result["recall@3"] <= 100

@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from bench.locomo import CORPORA, Conversation, Metrics, locomo_load, parse_range
 from bench.recall import (
-    OFFTOPIC_PATH,
+    PROMPT_SETS,
     bench_memories_create,
     bench_tenant_delete,
     bench_tenant_reset,
@@ -51,11 +51,12 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--offtopic",
-            nargs="?",
+            nargs="*",
             type=Path,
-            const=OFFTOPIC_PATH,
             default=None,
-            help="also run the off-topic set (default file bench/data/offtopic.json)",
+            help="also run prompt sets (one user's memories, prompts that need one of them, "
+            "general prompts that need none); default: bench/data/offtopic.json, "
+            "needs_dev.json and needs_heldout.json",
         )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -144,15 +145,17 @@ class Command(BaseCommand):
             },
             "load_seconds": round(load_seconds, 1),
         }
-        if options["offtopic"]:
-            data = offtopic_load(path=options["offtopic"])
-            end_user, keys = offtopic_user_create(tenant=tenant, data=data)
-            report["offtopic"] = {
-                method: offtopic_evaluate(
-                    end_user=end_user, keys=keys, data=data, mode=method
-                ).as_dict()
-                for method in methods
-            }
+        if options["offtopic"] is not None:
+            report["prompt_sets"] = {}
+            for path in options["offtopic"] or PROMPT_SETS:
+                data = offtopic_load(path=path)
+                end_user, keys = offtopic_user_create(tenant=tenant, data=data)
+                report["prompt_sets"][path.stem] = {
+                    method: offtopic_evaluate(
+                        end_user=end_user, keys=keys, data=data, mode=method
+                    ).as_dict()
+                    for method in methods
+                }
         return report
 
     def _print(self, report: dict) -> None:
@@ -182,14 +185,16 @@ class Command(BaseCommand):
         for method, figures in report["methods"].items():
             cells = " | ".join(str(figures[c]) for c in columns)
             self.stdout.write(f"| {method} | {cells} |")
-        if "offtopic" in report:
+        if "prompt_sets" in report:
             self.stdout.write("")
             self.stdout.write(
-                "| method | off-topic prompts | empty answers % | matching | recall@3 |"
+                "| set | method | general prompts | empty answers % | prompts needing a "
+                "memory | hit@3 % |"
             )
-            self.stdout.write("| --- | --- | --- | --- | --- |")
-            for method, r in report["offtopic"].items():
-                self.stdout.write(
-                    f"| {method} | {r['offtopic_prompts']} | {r['empty_rate']} | "
-                    f"{r['matching_prompts']} | {r['recall@3']} |"
-                )
+            self.stdout.write("| --- | --- | --- | --- | --- | --- |")
+            for name, by_method in report["prompt_sets"].items():
+                for method, r in by_method.items():
+                    self.stdout.write(
+                        f"| {name} | {method} | {r['offtopic_prompts']} | {r['empty_rate']} | "
+                        f"{r['matching_prompts']} | {r['recall@3']} |"
+                    )
