@@ -80,7 +80,7 @@ def test_relevant_full_and_list_answer_the_contract_shapes(api, llm):
     assert relevant.status_code == full.status_code == listed.status_code == 200
     assert set(relevant.json()) == {"memories"}
     for item in relevant.json()["memories"]:
-        assert set(item) >= {"id", "caption"}
+        assert set(item) == {"id", "caption", "score"}  # no trace unless asked for
     assert relevant.json()["memories"][0]["caption"] == "User prefers dark mode in every editor"
     assert [m["id"] for m in full.json()["memories"]] == ids
     for item in full.json()["memories"]:
@@ -238,6 +238,26 @@ def test_the_same_conversation_twice_returns_the_first_result_without_an_llm_cal
 
 
 # --- deletion and jobs -------------------------------------------------------------------
+
+
+def test_explain_shows_the_signals_behind_each_rank_and_why_nothing_came_back(api, llm):
+    user_id = uuid.uuid4()
+    extract(api, user_id, "hobbies")
+
+    found = api.get(
+        "/memories/relevant",
+        {"user_id": user_id, "prompt": "do I prefer dark mode in my editor?", "explain": "true"},
+    ).json()
+    empty = api.get(
+        "/memories/relevant",
+        {"user_id": user_id, "prompt": "What is the capital of Australia?", "explain": "true"},
+    ).json()
+
+    first = found["memories"][0]
+    assert {"cosine", "lexical", "domain", "hubness_correction", "score"} <= set(first["signals"])
+    assert found["explain"]["mode"] == "hybrid"
+    assert empty["memories"] == []
+    assert empty["explain"]["reason"] and "best_cosine" in empty["explain"]
 
 
 def test_a_deleted_memory_is_gone_from_list_full_and_relevant(api, llm):

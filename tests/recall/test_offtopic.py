@@ -1,4 +1,5 @@
-"""The off-topic set (tests/data/offtopic.json) with the real local embedder: the floor holds."""
+"""The prompt sets of bench/data with the real local embedder: general prompts get no memory,
+prompts that need one (even without naming it) find it."""
 
 import pytest
 
@@ -29,3 +30,23 @@ def test_off_topic_prompts_get_no_memories_while_matching_ones_keep_recall(tenan
 
     assert result.empty_rate >= 80, result
     assert result.recall_at_3 >= 90, result
+
+
+@pytest.mark.parametrize(
+    ("name", "hit_at_3", "empty"),
+    # Floors under what the held-out set measured when it was first run (50.0% / 93.8%):
+    # they catch a regression; the targets (90% / 90%) are in docs/benchmarks.md.
+    [("needs_heldout", 45, 90)],
+)
+def test_the_held_out_prompts_that_need_a_memory_without_naming_it(
+    tenant, local_embedder, name, hit_at_3, empty
+):
+    from bench.recall import DATA
+
+    data = offtopic_load(path=DATA / f"{name}.json")
+    end_user, keys = offtopic_user_create(tenant=tenant, data=data)
+
+    result = offtopic_evaluate(end_user=end_user, keys=keys, data=data, mode="hybrid")
+
+    assert result.recall_at_3 >= hit_at_3, result
+    assert result.empty_rate >= empty, result

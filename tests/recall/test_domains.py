@@ -1,0 +1,66 @@
+"""Life domains: which prompts ask for personal help, and what they reach without a shared word."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from recall.domains import NAMES, is_general, is_personal, membership, need, needs
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Where should we go for dinner on Friday?",
+        "Plan me a long weekend away.",
+        "Can you make me a 4-week workout plan?",
+        "any ideas for my sister's birthday?",
+        "What's the weather going to be like this weekend?",
+    ],
+)
+def test_requests_for_personal_help_are_personal(prompt):
+    assert is_personal(prompt) and not is_general(prompt)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "How long do cats usually live?",
+        "What is the protein content of lentils?",
+        'Translate "I would like a cup of tea, please" into German.',
+        "Who was the first official world chess champion?",
+        "Why are peanuts technically legumes rather than nuts?",
+    ],
+)
+def test_questions_anyone_could_ask_are_general(prompt):
+    assert is_general(prompt) and not is_personal(prompt)
+
+
+def test_a_bare_keyword_query_is_neither():
+    assert not is_general("holiday city visited") and not is_personal("holiday city visited")
+
+
+@pytest.fixture
+def local(settings):
+    settings.MEMORY_EMBEDDER = "local"
+
+
+def vectors(*texts: str) -> np.ndarray:
+    from integrations.embeddings import embed_texts
+
+    return embed_texts(list(texts))
+
+
+def test_a_prompt_reaches_the_memory_its_domain_needs_without_a_shared_word(local):
+    from integrations.embeddings import current_model_id
+
+    model = current_model_id()
+    facts = ["User is vegetarian", "User plays chess online", "User has a bad left knee"]
+    domains = membership(facts, facts, vectors(*facts), model)
+    dinner = "Where should we eat on Friday night?"
+    workout = "Build me a gym routine for the next month"
+
+    for prompt, expected in ((dinner, 0), (workout, 2)):
+        wanted = needs(prompt, vectors(prompt)[0], model)
+        found = dict(zip(NAMES, wanted, strict=True))
+        assert int(np.argmax(need(wanted, domains))) == expected, (prompt, found)
