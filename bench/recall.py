@@ -26,8 +26,14 @@ BENCH_TENANT = "bench-recall"
 DATA = Path(__file__).resolve().parent / "data"
 OFFTOPIC_PATH = DATA / "offtopic.json"
 # Sets of one user's memories with prompts that need one of them (most without naming it) and
-# general prompts that need none; tune on offtopic and needs_dev, report needs_heldout.
-PROMPT_SETS = (OFFTOPIC_PATH, DATA / "needs_dev.json", DATA / "needs_heldout.json")
+# general prompts that need none; tune on offtopic, needs_dev and needs_dev2, report
+# needs_heldout.
+PROMPT_SETS = (
+    OFFTOPIC_PATH,
+    DATA / "needs_dev.json",
+    DATA / "needs_dev2.json",
+    DATA / "needs_heldout.json",
+)
 
 
 def bench_tenant_reset(*, name: str = BENCH_TENANT) -> Tenant:

@@ -34,7 +34,8 @@ class MemoryRelevantApi(UserScopedApi):
                 child=serializers.FloatField(),
                 required=False,
                 help_text="With explain=true: cosine, lexical (BM25), hubness_correction, "
-                "domain (how much the prompt's life domains need this memory), score.",
+                "domain (how much the prompt's life domains need this memory), context_boost "
+                "(borrowed from memories of the same source session), score.",
             )
 
         memories = RelevantSerializer(many=True)

@@ -29,14 +29,15 @@ from django.db import connection
 
 from integrations.embeddings import current_model_id
 from memories.models import Memory
-from recall.domains import membership
+from recall.domains import FINGERPRINT, membership
 from recall.lexical import tokenize
 
 logger = logging.getLogger(__name__)
 
-# v2: indexes carry life-domain memberships (an older cached index lacks them).
+# v2: indexes carry life-domain memberships (an older cached index lacks them); the domains'
+# fingerprint retires cached memberships computed from older word lists.
 _VERSION_KEY = "recall:v2:version:{end_user_id}"
-_INDEX_KEY = "recall:v2:index:{end_user_id}:{stamp}"
+_INDEX_KEY = "recall:v2:index:{end_user_id}:{stamp}:" + FINGERPRINT
 # A shared-cache entry outlives no write (the stamp changes), so the TTL only bounds memory.
 _INDEX_TTL_SECONDS = 24 * 3600
 _LOCAL_MAX_USERS = 2048
@@ -158,12 +159,14 @@ def index_build(
         hubness=_hubness(vectors),
         domains=membership(list(captions), texts, vectors, model_id),
         subjects=frozenset(
-            re.sub(r"'s$", "", caption.split()[0].lower()) for caption in captions if caption
+            match[0].lower() for caption in captions if (match := _SUBJECT.match(caption))
         ),
     )
 
 
 HUB_NEIGHBOURS = 20
+# The name a caption opens with: "Caroline" of "Caroline: ..." (a turn) and of "Caroline's ...".
+_SUBJECT = re.compile(r"[^\W\d_]+")
 
 
 def _hubness(vectors: np.ndarray) -> np.ndarray:

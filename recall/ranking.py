@@ -145,6 +145,7 @@ def rank(
     else:
         cosine = index.vectors @ vector
     needed = None
+    base = None
     if mode == "hybrid" and query.personal and query.domains is not None:
         needed = need(query.domains, index.domains)
 
@@ -153,12 +154,13 @@ def rank(
         candidates = np.flatnonzero(lexical > 0)
     elif mode == "vector":
         if not (cosine >= params.strong_cosine).any():
-            return _empty(_why(params, cosine, None, query) if explain else None)
+            return _empty(_why(params.strong_cosine, cosine, None, params) if explain else None)
         scores = cosine
         candidates = np.arange(index.size)
     else:
+        floor = params.general_cosine if query.general else params.strong_cosine
         if query.general:
-            strong = cosine >= params.general_cosine
+            strong = cosine >= floor
         else:
             strong = (cosine >= params.strong_cosine) | (
                 (cosine >= params.weak_cosine) & (lexical > 0)
@@ -167,7 +169,7 @@ def rank(
             # A personal request reaches what its domains need, even without a shared word.
             strong |= (needed >= params.need_floor) & (cosine >= params.need_cosine)
         if not strong.any():
-            return _empty(_why(params, cosine, needed, query) if explain else None)
+            return _empty(_why(floor, cosine, needed, params) if explain else None)
         top = float(lexical.max())
         w = params.vector_weight
         # A hub estimate needs many fellow memories: in a small corpus the nearest twenty are
@@ -190,7 +192,7 @@ def rank(
     signals: tuple[dict[str, float], ...] = ()
     if explain:
         signals = tuple(
-            _signals(row, scores, lexical, cosine, index, params, needed, mode) for row in order
+            _signals(row, scores, base, lexical, cosine, index, params, needed) for row in order
         )
     return Ranked(rows=order, scores=ordered.astype(np.float32), signals=signals)
 
@@ -198,32 +200,34 @@ def rank(
 def _signals(
     row: int,
     scores: np.ndarray,
+    base: np.ndarray | None,
     lexical: np.ndarray,
     cosine: np.ndarray | None,
     index: UserIndex,
     params: RankingParams,
     needed: np.ndarray | None,
-    mode: str,
 ) -> dict[str, float]:
     """What went into one memory's score (the trace of `explain=true`)."""
     found = {"score": round(float(scores[row]), 4), "lexical": round(float(lexical[row]), 4)}
     if cosine is not None:
         found["cosine"] = round(float(cosine[row]), 4)
-    if mode == "hybrid":
+    if base is not None:  # hybrid
         hub = params.hub_weight * min(1.0, (index.size - 1) / 100)
         found["hubness_correction"] = round(-hub * float(index.hubness[row]), 4)
         found["domain"] = round(float(needed[row]), 4) if needed is not None else 0.0
+        # What the memory borrowed from its neighbours of the same source session.
+        found["context_boost"] = round(float(scores[row] - base[row]), 4)
     return found
 
 
 def _why(
-    params: RankingParams, cosine: np.ndarray | None, needed: np.ndarray | None, query: Query
+    floor: float, cosine: np.ndarray | None, needed: np.ndarray | None, params: RankingParams
 ) -> dict:
     """Why a prompt got no memory: nothing cleared the floor, and how close the best came."""
     why: dict = {
         "reason": "nothing about this user is close enough to the prompt",
-        "floor": params.strong_cosine,
-        "personal_request": query.personal,
+        # The cosine floor that applied: a general question has its own, higher one.
+        "floor": floor,
     }
     if cosine is not None and cosine.size:
         why["best_cosine"] = round(float(cosine.max()), 4)

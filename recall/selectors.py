@@ -72,10 +72,10 @@ def memory_recall(
         if picked is not None:
             rows, scores = np.array(picked, dtype=np.int64), _positional(len(picked))
         else:
-            ranked = _ranked(index, prompt, "hybrid", limit, explain)
+            ranked = _ranked(index, prompt, "hybrid", limit, explanation)
             rows, scores, signals = ranked.rows, ranked.scores, ranked.signals
     elif mode == "hybrid+llm":
-        ranked = _ranked(index, prompt, "hybrid", max(limit, RERANK_SHORTLIST), explain)
+        ranked = _ranked(index, prompt, "hybrid", max(limit, RERANK_SHORTLIST), explanation)
         rows, scores, signals = ranked.rows, ranked.scores, ranked.signals
         picked = None
         if rows.size:
@@ -87,10 +87,8 @@ def memory_recall(
             signals = tuple(signals[i] for i in picked) if signals else ()
         rows, scores, signals = rows[:limit], scores[:limit], signals[:limit]
     else:
-        ranked = _ranked(index, prompt, mode, limit, explain)
+        ranked = _ranked(index, prompt, mode, limit, explanation)
         rows, scores, signals = ranked.rows, ranked.scores, ranked.signals
-        if explain and ranked.why_empty:
-            explanation.update(ranked.why_empty)
     results = [
         RelevantMemory(
             id=index.ids[row],
@@ -104,7 +102,11 @@ def memory_recall(
     return Recall(results, explanation)
 
 
-def _ranked(index: UserIndex, prompt: str, mode: str, limit: int, explain: bool) -> Ranked:
+def _ranked(
+    index: UserIndex, prompt: str, mode: str, limit: int, explanation: dict | None
+) -> Ranked:
+    """Rank for one prompt; with an `explanation`, note how the prompt was read and why an
+    answer is empty."""
     query_vector = None
     if mode != "lexical":
         try:
@@ -125,7 +127,12 @@ def _ranked(index: UserIndex, prompt: str, mode: str, limit: int, explain: bool)
         general=general,
         domains=wanted,
     )
-    return rank(index=index, query=query, mode=mode, limit=limit, explain=explain)
+    explain = explanation is not None
+    ranked = rank(index=index, query=query, mode=mode, limit=limit, explain=explain)
+    if explain:
+        explanation.update(personal_request=personal, general_question=general)
+        explanation.update(ranked.why_empty or {})
+    return ranked
 
 
 def _positional(count: int) -> np.ndarray:

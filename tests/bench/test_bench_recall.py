@@ -96,7 +96,7 @@ def test_bench_recall_reports_every_prompt_set(locomo_file):
                  "--methods", "hybrid", "--offtopic", "--json", stdout=out)  # fmt: skip
 
     sets = json.loads(out.getvalue())["prompt_sets"]
-    assert set(sets) == {"offtopic", "needs_dev", "needs_heldout"}
+    assert set(sets) == {"offtopic", "needs_dev", "needs_dev2", "needs_heldout"}
     for figures in sets.values():
         result = figures["hybrid"]
         assert result["offtopic_prompts"] >= 40 and result["matching_prompts"] >= 40

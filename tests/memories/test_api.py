@@ -254,9 +254,17 @@ def test_explain_shows_the_signals_behind_each_rank_and_why_nothing_came_back(ap
     ).json()
 
     first = found["memories"][0]
-    assert {"cosine", "lexical", "domain", "hubness_correction", "score"} <= set(first["signals"])
-    assert found["explain"]["mode"] == "hybrid"
+    assert {
+        "cosine",
+        "lexical",
+        "domain",
+        "hubness_correction",
+        "context_boost",
+        "score",
+    } <= set(first["signals"])
+    assert found["explain"]["mode"] == "hybrid" and found["explain"]["personal_request"]
     assert empty["memories"] == []
+    assert empty["explain"]["general_question"] and not empty["explain"]["personal_request"]
     assert empty["explain"]["reason"] and "best_cosine" in empty["explain"]
 
 

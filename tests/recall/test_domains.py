@@ -16,6 +16,9 @@ from recall.domains import NAMES, is_general, is_personal, membership, need, nee
         "Can you make me a 4-week workout plan?",
         "any ideas for my sister's birthday?",
         "What's the weather going to be like this weekend?",
+        # Apostrophes of contractions are not quotation marks hiding the "we" or the "my".
+        "What's the traditional gift for the milestone we're hitting this year?",
+        "I'm giving a talk at my kid's school, what should I say?",
     ],
 )
 def test_requests_for_personal_help_are_personal(prompt):
@@ -34,6 +37,11 @@ def test_requests_for_personal_help_are_personal(prompt):
 )
 def test_questions_anyone_could_ask_are_general(prompt):
     assert is_general(prompt) and not is_personal(prompt)
+
+
+def test_the_country_us_is_not_the_asker():
+    assert not is_personal("Which US cities does John mention visiting?")
+    assert is_personal("Can you help us find a flat?")
 
 
 def test_a_bare_keyword_query_is_neither():
