@@ -72,7 +72,14 @@ class UserScopedApi(APIView):
 
     def end_user(self, external_id: uuid.UUID) -> EndUser:
         """The tenant's end user, or 404: another tenant's user is never revealed."""
-        end_user = end_user_get(tenant=self.request.user.tenant, external_id=external_id)
+        end_user = self.end_user_or_none(external_id)
         if end_user is None:
             raise NotFound("Unknown user_id for this API key.")
         return end_user
+
+    def end_user_or_none(self, external_id: uuid.UUID) -> EndUser | None:
+        """The tenant's end user, or None for one it has never seen (or another tenant's).
+
+        Reads answer an unknown user with nothing, not 404: callers ask for memories before a
+        new user's first conversation. A read never creates the user."""
+        return end_user_get(tenant=self.request.user.tenant, external_id=external_id)

@@ -54,15 +54,16 @@ class MemoryFullApi(UserScopedApi):
     @extend_schema(
         operation_id="memories_full",
         parameters=[InputSerializer],
-        responses={200: OutputSerializer, **error_responses(400, 401, 404, 429, 503)},
+        responses={200: OutputSerializer, **error_responses(400, 401, 429, 503)},
     )
     def get(self, request: Request) -> Response:
         data = validated(self.InputSerializer, request.query_params)
+        end_user = self.end_user_or_none(data["user_id"])
+        if end_user is None:
+            return Response(self.OutputSerializer({"memories": []}).data)
         found = {
             memory.id: memory
-            for memory in memory_visible_list(end_user=self.end_user(data["user_id"])).filter(
-                id__in=data["ids"]
-            )
+            for memory in memory_visible_list(end_user=end_user).filter(id__in=data["ids"])
         }
         memories = [found[memory_id] for memory_id in data["ids"] if memory_id in found]
         return Response(self.OutputSerializer({"memories": memories}).data)
@@ -92,14 +93,17 @@ class MemoryListApi(UserScopedApi):
     @extend_schema(
         operation_id="memories_list",
         parameters=[InputSerializer],
-        responses={200: OutputSerializer, **error_responses(400, 401, 404, 429, 503)},
+        responses={200: OutputSerializer, **error_responses(400, 401, 429, 503)},
     )
     def get(self, request: Request) -> Response:
         data = validated(self.InputSerializer, request.query_params)
-        end_user = self.end_user(data["user_id"])
+        end_user = self.end_user_or_none(data["user_id"])
         limit, offset = data["limit"], data["offset"]
-        page = list(memory_visible_list(end_user=end_user)[offset : offset + limit])
-        total = memory_visible_count(end_user=end_user)
+        if end_user is None:
+            page, total = [], 0
+        else:
+            page = list(memory_visible_list(end_user=end_user)[offset : offset + limit])
+            total = memory_visible_count(end_user=end_user)
         body = {"memories": page, "total": total, "limit": limit, "offset": offset}
         return Response(self.OutputSerializer(body).data)
 

@@ -49,12 +49,12 @@ class MemoryRelevantApi(UserScopedApi):
     @extend_schema(
         operation_id="memories_relevant",
         parameters=[InputSerializer],
-        responses={200: OutputSerializer, **error_responses(400, 401, 404, 429, 503)},
+        responses={200: OutputSerializer, **error_responses(400, 401, 429, 503)},
     )
     def get(self, request: Request) -> Response:
         data = validated(self.InputSerializer, request.query_params)
         recall = memory_recall(
-            end_user=self.end_user(data["user_id"]),
+            end_user=self.end_user_or_none(data["user_id"]),
             prompt=data["prompt"],
             limit=data["limit"],
             explain=data["explain"],

@@ -51,16 +51,20 @@ def memory_relevant_list(
 
 def memory_recall(
     *,
-    end_user: EndUser,
+    end_user: EndUser | None,
     prompt: str,
     limit: int = 10,
     mode: str | None = None,
     explain: bool = False,
 ) -> Recall:
-    """The user's active memories most relevant to `prompt`, best first, optionally explained."""
+    """The user's active memories most relevant to `prompt`, best first, optionally explained.
+
+    A user the tenant has never seen (None) has no memories."""
     mode = mode or settings.RECALL_MODE
     if mode not in MODES:
         raise ValueError(f"unknown recall mode {mode!r}; expected one of {', '.join(MODES)}")
+    if end_user is None:
+        return Recall([], {"reason": "no memories", "mode": mode} if explain else None)
     index = user_index_get(end_user_id=end_user.pk)
     if index.size == 0 or limit <= 0 or not prompt.strip():
         # Nothing to rank: skip the query embedding altogether.
