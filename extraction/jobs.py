@@ -14,6 +14,7 @@ import json
 import logging
 import uuid
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -21,6 +22,7 @@ from django.utils import timezone
 
 from extraction.models import ExtractionJob
 from extraction.pipeline import Usage, conversation_memories_write
+from extraction.selectors import extraction_jobs_stalled
 from integrations.embeddings import EmbeddingError
 from integrations.llm import LLMError
 from memories.models import EndUser, Memory, Tenant
@@ -220,13 +222,28 @@ def extraction_job_enqueue(*, job_id: uuid.UUID) -> None:
     transaction.on_commit(send)
 
 
-def extraction_jobs_retry_failed(*, dry_run: bool = False, limit: int | None = None) -> dict:
-    """Replay failed jobs (oldest first) with their kept conversations; return counts."""
-    jobs = ExtractionJob.objects.filter(status=ExtractionJob.Status.FAILED).order_by("created_at")
-    ids = list(
-        jobs.values_list("id", flat=True)[:limit] if limit else jobs.values_list("id", flat=True)
-    )
-    summary = {"found": len(ids), "succeeded": 0, "failed": 0}
+def extraction_jobs_retry(
+    *, failed: bool = True, dry_run: bool = False, limit: int | None = None
+) -> dict:
+    """Replay stalled jobs (queued or running past MEMORY_JOB_STALE_MINUTES) and, with
+    `failed`, failed ones, oldest first, from their kept conversations; return counts.
+
+    A job that is in fact still running elsewhere is safe to replay: the run waits for the
+    user's row lock and finds it succeeded.
+    """
+    stale = timedelta(minutes=settings.MEMORY_JOB_STALE_MINUTES)
+    stalled = list(extraction_jobs_stalled(older_than=stale).values_list("id", flat=True)[:limit])
+    failed_ids: list[uuid.UUID] = []
+    if failed:
+        jobs = ExtractionJob.objects.filter(status=ExtractionJob.Status.FAILED)
+        failed_ids = list(jobs.order_by("created_at").values_list("id", flat=True)[:limit])
+    ids = (stalled + failed_ids)[:limit]
+    summary = {
+        "found": len(ids),
+        "stalled": len(set(ids) & set(stalled)),
+        "succeeded": 0,
+        "failed": 0,
+    }
     if dry_run:
         return summary
     for job_id in ids:
@@ -236,4 +253,6 @@ def extraction_jobs_retry_failed(*, dry_run: bool = False, limit: int | None = N
             summary["failed"] += 1
         else:
             summary["succeeded"] += 1
+    if summary["stalled"]:
+        logger.warning("replayed %s stalled extraction jobs", summary["stalled"])
     return summary

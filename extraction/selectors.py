@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 from django.db import models
+from django.utils import timezone
 
 from extraction.models import ExtractionJob
 from memories.models import Tenant
@@ -18,6 +20,17 @@ def extraction_job_get(*, tenant: Tenant, job_id: uuid.UUID) -> ExtractionJob | 
         .filter(end_user__tenant=tenant, pk=job_id)
         .first()
     )
+
+
+def extraction_jobs_stalled(*, older_than: timedelta) -> models.QuerySet[ExtractionJob]:
+    """Jobs queued or running for longer than `older_than`, oldest first: the process that ran
+    them died (a killed web worker) or their queued message was lost, so nothing else will."""
+    cutoff = timezone.now() - older_than
+    running = models.Q(status=ExtractionJob.Status.RUNNING) & (
+        models.Q(started_at__lt=cutoff) | models.Q(started_at__isnull=True, created_at__lt=cutoff)
+    )
+    queued = models.Q(status=ExtractionJob.Status.QUEUED, created_at__lt=cutoff)
+    return ExtractionJob.objects.filter(running | queued).order_by("created_at")
 
 
 def tenant_stats_with_jobs_list() -> models.QuerySet[Tenant]:

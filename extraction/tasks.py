@@ -8,7 +8,12 @@ import uuid
 from celery import shared_task
 from django.conf import settings
 
-from extraction.jobs import JOB_RUN_TASK, ExtractionFailed, extraction_job_run
+from extraction.jobs import (
+    JOB_RUN_TASK,
+    ExtractionFailed,
+    extraction_job_run,
+    extraction_jobs_retry,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -27,3 +32,13 @@ def extraction_job_run_task(self, job_id: str) -> str:
         countdown = settings.MEMORY_TASK_RETRY_BACKOFF * (2**self.request.retries)
         raise self.retry(exc=exc, countdown=countdown) from exc
     return job.status
+
+
+# Replays per sweep: a backlog drains over several sweeps instead of holding one worker.
+STALLED_PER_SWEEP = 100
+
+
+@shared_task(name="extraction.retry_stalled_jobs")
+def extraction_stalled_jobs_retry_task() -> dict:
+    """Beat: replay jobs whose process died while they were queued or running."""
+    return extraction_jobs_retry(failed=False, limit=STALLED_PER_SWEEP)

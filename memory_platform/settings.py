@@ -238,10 +238,17 @@ MEMORY_USER_CAP = env_int("MEMORY_USER_CAP", 100, minimum=1)
 MEMORY_PRUNE_EVERY_HOURS = env_int("MEMORY_PRUNE_EVERY_HOURS", 24, minimum=1)
 MEMORY_PRUNE_SUPERSEDED_DAYS = env_int("MEMORY_PRUNE_SUPERSEDED_DAYS", 0, minimum=0)
 MEMORY_PRUNE_UNUSED_DAYS = env_int("MEMORY_PRUNE_UNUSED_DAYS", 0, minimum=0)
+# A job queued or running this long has lost its process (a killed worker): beat and
+# `retry_failed_jobs` replay it from its kept conversation.
+MEMORY_JOB_STALE_MINUTES = env_int("MEMORY_JOB_STALE_MINUTES", 10, minimum=1)
 CELERY_BEAT_SCHEDULE = {
     "prune-memories": {
         "task": "memories.prune_memories",
         "schedule": timedelta(hours=MEMORY_PRUNE_EVERY_HOURS),
+    },
+    "retry-stalled-jobs": {
+        "task": "extraction.retry_stalled_jobs",
+        "schedule": timedelta(minutes=max(1, MEMORY_JOB_STALE_MINUTES // 2)),
     },
 }
 MEMORY_RATE_LIMIT = env_int("MEMORY_RATE_LIMIT", 60, minimum=1)

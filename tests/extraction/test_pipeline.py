@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import uuid
+from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
-from extraction.jobs import extraction_perform
+from extraction.jobs import extraction_job_submit, extraction_perform
 from extraction.models import ExtractionJob
+from extraction.tasks import extraction_stalled_jobs_retry_task
 from memories.models import DeletionRecord, Memory, MemoryVersion, ReviewItem
 from memory_platform.exceptions import UpstreamUnavailable
 from tests.scripted_llm import ScriptedLLM, fact
@@ -206,7 +210,7 @@ def test_llm_down_keeps_the_conversation_and_retry_failed_jobs_replays_it(tenant
     assert "LLMUnavailable" in job.error and job.llm_calls == 0
     assert not Memory.objects.exists()
 
-    call_command("retry_failed_jobs", stdout=__import__("io").StringIO())
+    call_command("retry_failed_jobs", stdout=io.StringIO())
 
     job.refresh_from_db()
     assert job.status == ExtractionJob.Status.SUCCEEDED and job.attempts == 2
@@ -220,12 +224,59 @@ def test_retry_failed_jobs_dry_run_changes_nothing(tenant, llm):
     llm.stub.fail(500, times=3)
     with pytest.raises(UpstreamUnavailable):
         _extract(tenant, uuid.uuid4(), "anything")
-    out = __import__("io").StringIO()
+    out = io.StringIO()
 
     call_command("retry_failed_jobs", "--dry-run", stdout=out)
 
-    assert "1 failed jobs would be retried" in out.getvalue()
+    assert "1 jobs (0 stalled, the rest failed) would be retried" in out.getvalue()
     assert ExtractionJob.objects.get().status == ExtractionJob.Status.FAILED
+
+
+def _job_left_behind(tenant, text: str, **state) -> ExtractionJob:
+    """A job as a killed process leaves it: submitted, then stuck in `state`."""
+    job, _ = extraction_job_submit(
+        tenant=tenant, external_id=uuid.uuid4(), messages=[{"role": "user", "content": text}]
+    )
+    ExtractionJob.objects.filter(pk=job.pk).update(**state)
+    return job
+
+
+def test_a_job_whose_worker_died_mid_run_is_replayed_once_it_is_stale(tenant, llm, settings):
+    settings.MEMORY_JOB_STALE_MINUTES = 10
+    llm.learn("locker", fact("User's locker code is blue", "other"))
+    llm.learn("bike", fact("User rides a red bike", "other"))
+    stalled = _job_left_behind(
+        tenant, "my locker is blue", status="running",
+        started_at=timezone.now() - timedelta(minutes=11),
+    )  # fmt: skip
+    busy = _job_left_behind(
+        tenant, "my bike is red", status="running",
+        started_at=timezone.now() - timedelta(minutes=2),
+    )  # fmt: skip
+
+    call_command("retry_failed_jobs", stdout=io.StringIO())
+
+    stalled.refresh_from_db()
+    busy.refresh_from_db()
+    assert stalled.status == ExtractionJob.Status.SUCCEEDED
+    assert stalled.memories_saved.get().caption == "User's locker code is blue"
+    assert busy.status == ExtractionJob.Status.RUNNING  # still within its time: left alone
+
+
+def test_beat_replays_stalled_jobs_but_leaves_failed_ones_to_the_operator(tenant, llm, settings):
+    settings.MEMORY_JOB_STALE_MINUTES = 10
+    llm.learn("locker", fact("User's locker code is blue", "other"))
+    an_hour_ago = timezone.now() - timedelta(hours=1)
+    lost = _job_left_behind(tenant, "my locker is blue", created_at=an_hour_ago)  # queued
+    failed = _job_left_behind(tenant, "anything", status="failed", created_at=an_hour_ago)
+
+    summary = extraction_stalled_jobs_retry_task.apply().get()
+
+    lost.refresh_from_db()
+    failed.refresh_from_db()
+    assert summary["stalled"] == 1 and summary["succeeded"] == 1
+    assert lost.status == ExtractionJob.Status.SUCCEEDED
+    assert failed.status == ExtractionJob.Status.FAILED
 
 
 def test_async_extraction_without_a_broker_runs_inline_after_commit(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import time
 import uuid
 
@@ -114,3 +116,14 @@ def test_a_job_whose_llm_stays_down_ends_failed_with_its_conversation(
         job.refresh_from_db()
     assert job.status == "failed" and job.attempts == 3  # the first run and two retries
     assert job.conversation == [{"role": "user", "content": "I own a kayak"}]
+
+
+def test_every_scheduled_task_is_registered_under_its_name():
+    from django.conf import settings
+
+    # What the worker's autodiscovery imports: each installed app's tasks module.
+    for app_name in settings.INSTALLED_APPS:
+        with contextlib.suppress(ModuleNotFoundError):
+            importlib.import_module(f"{app_name}.tasks")
+    for entry in settings.CELERY_BEAT_SCHEDULE.values():
+        assert entry["task"] in celery_app.tasks, entry["task"]
