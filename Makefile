@@ -30,8 +30,8 @@ migrate: install
 
 run: migrate
 	$(PY) manage.py bootstrap_local --host $(HOST) --port $(PORT)
-	exec $(VENV)/bin/gunicorn memory_platform.wsgi --bind $(HOST):$(PORT) --workers $(WORKERS) \
-		--access-logfile - --graceful-timeout 10
+	exec $(VENV)/bin/gunicorn memory_platform.wsgi --config python:memory_platform.gunicorn_conf \
+		--bind $(HOST):$(PORT) --workers $(WORKERS) --access-logfile - --graceful-timeout 10
 
 test: install
 	$(VENV)/bin/ruff check .

@@ -121,6 +121,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "memory_platform.middleware.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -311,6 +312,9 @@ WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MEMORY_MAX_BODY_BYTES", 1_048_576, minimum=1024)
+# A body over the limit is still read (and discarded) up to this size, so that clients which
+# send it all before reading get their 413 instead of a broken pipe.
+MEMORY_MAX_DRAIN_BYTES = env_int("MEMORY_MAX_DRAIN_BYTES", 64 * 1_048_576, minimum=0)
 
 LOGGING = {
     "version": 1,

@@ -32,6 +32,8 @@ def gunicorn_process(
         [
             str(binary),
             "memory_platform.wsgi",
+            "--config",
+            "python:memory_platform.gunicorn_conf",
             "--bind",
             f"127.0.0.1:{port}",
             "--workers",

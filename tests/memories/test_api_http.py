@@ -91,3 +91,25 @@ def test_the_rate_limit_holds_across_gunicorn_workers_through_redis(served):
     status, headers, body = call(base, key, "GET", f"/memories/list?user_id={user_id}")
     assert status == 429 and body["error"]["code"] == "rate_limited"
     assert int(headers["Retry-After"]) >= 1
+
+
+def test_a_body_over_the_limit_is_a_413_that_a_python_client_can_read(served):
+    base, key = served
+    messages = [{"role": "user", "content": "x" * 1000}] * 6000  # about 6 MB
+
+    status, _, body = call(base, key, "POST", "/memories/extract",
+                           {"user_id": str(uuid.uuid4()), "messages": messages})  # fmt: skip
+
+    assert status == 413
+    assert body["error"]["code"] == "payload_too_large"
+
+
+def test_a_url_too_long_for_the_server_is_refused_in_the_json_shape(served):
+    base, key = served
+
+    status, headers, body = call(
+        base, key, "GET", f"/memories/relevant?user_id={uuid.uuid4()}&prompt={'a' * 10_000}"
+    )
+
+    assert status == 414 and headers["Content-Type"] == "application/json"
+    assert body["error"]["code"] == "uri_too_long"
