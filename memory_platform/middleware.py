@@ -33,11 +33,18 @@ class BodyLimitMiddleware:
         if limit is None or length <= limit:
             return self.get_response(request)
         if length <= settings.MEMORY_MAX_DRAIN_BYTES:
-            stream = request.META["wsgi.input"]
-            left = length
-            while left > 0 and (chunk := stream.read(min(_CHUNK, left))):
-                left -= len(chunk)
+            _drain(request.META["wsgi.input"], length)
         message = f"The request body is {length} bytes; the limit is {limit}."
         response = JsonResponse(error_body("payload_too_large", message), status=413)
         response["Connection"] = "close"
         return response
+
+
+def _drain(stream, length: int) -> None:
+    """Read and drop `length` bytes of the body; a client that hangs up ends it early."""
+    left = length
+    try:
+        while left > 0 and (chunk := stream.read(min(_CHUNK, left))):
+            left -= len(chunk)
+    except (OSError, ValueError):
+        pass
