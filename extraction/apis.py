@@ -5,7 +5,11 @@ from __future__ import annotations
 import uuid
 
 from django.conf import settings
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_serializer,
+)
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -13,7 +17,14 @@ from rest_framework.views import APIView
 
 from extraction.jobs import extraction_job_memories, extraction_perform
 from extraction.selectors import extraction_job_get
-from memories.api_base import StrictUUIDField, UserScopedApi, error_responses, validated
+from memories.api_base import (
+    QueryBooleanField,
+    StrictCharField,
+    StrictUUIDField,
+    UserScopedApi,
+    error_responses,
+    validated,
+)
 from memories.selectors import memory_visible_count
 from memory_platform.exceptions import NotFound
 
@@ -31,14 +42,22 @@ class MemorySavedSerializer(serializers.Serializer):
 class MemoryExtractApi(UserScopedApi):
     """POST /memories/extract: remember the durable facts of a finished conversation."""
 
+    @extend_schema_serializer(component_name="MemoryExtractInput")
     class InputSerializer(serializers.Serializer):
+        @extend_schema_serializer(component_name="Message")
         class MessageSerializer(serializers.Serializer):
             role = serializers.ChoiceField(choices=["user", "assistant", "system"])
-            content = serializers.CharField(max_length=MAX_MESSAGE_CHARS)
+            # Taken as sent (spaces too), so that the schema's minLength is the whole rule.
+            content = StrictCharField(
+                min_length=1, max_length=MAX_MESSAGE_CHARS, trim_whitespace=False
+            )
 
         user_id = StrictUUIDField()
-        conversation = MessageSerializer(many=True, allow_empty=False, max_length=MAX_MESSAGES)
-        session_id = serializers.CharField(
+        # A ListField, so that the schema states the bounds (minItems, maxItems) it enforces.
+        conversation = serializers.ListField(
+            child=MessageSerializer(), min_length=1, max_length=MAX_MESSAGES
+        )
+        session_id = StrictCharField(
             max_length=255, required=False, allow_null=True, allow_blank=True
         )
 
@@ -49,21 +68,25 @@ class MemoryExtractApi(UserScopedApi):
                 )
             return value
 
+    class QuerySerializer(serializers.Serializer):
+        # "async" is a keyword, so the field is declared through the class namespace.
+        vars()["async"] = QueryBooleanField(
+            default=False, help_text="Answer 202 with a job id; a worker extracts."
+        )
+
+    @extend_schema_serializer(component_name="MemoryExtractOutput")
     class OutputSerializer(serializers.Serializer):
         memories_saved = MemorySavedSerializer(many=True)
         total_user_memories = serializers.IntegerField()
 
+    @extend_schema_serializer(component_name="ExtractionQueued")
     class QueuedSerializer(serializers.Serializer):
         job_id = serializers.UUIDField()
 
     @extend_schema(
         operation_id="memories_extract",
         request=InputSerializer,
-        parameters=[
-            OpenApiParameter(
-                "async", bool, description="Answer 202 with a job id; a worker extracts."
-            )
-        ],
+        parameters=[QuerySerializer],
         responses={
             201: OutputSerializer,
             200: OpenApiResponse(OutputSerializer, description="The same conversation again."),
@@ -73,7 +96,7 @@ class MemoryExtractApi(UserScopedApi):
     )
     def post(self, request: Request) -> Response:
         data = validated(self.InputSerializer, request.data)
-        run_async = request.query_params.get("async", "").lower() in {"1", "true", "yes"}
+        run_async = validated(self.QuerySerializer, request.query_params)["async"]
         outcome = extraction_perform(
             tenant=request.user.tenant,
             external_id=data["user_id"],
@@ -92,6 +115,7 @@ class MemoryExtractApi(UserScopedApi):
 class ExtractionJobApi(APIView):
     """GET /memories/jobs/{id}: the state of an asynchronous extraction."""
 
+    @extend_schema_serializer(component_name="ExtractionJob")
     class OutputSerializer(serializers.Serializer):
         job_id = serializers.UUIDField(source="job.id")
         status = serializers.CharField(source="job.status")

@@ -10,6 +10,7 @@ import re
 import uuid
 from typing import Any
 
+from django.core.validators import RegexValidator
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 from rest_framework.views import APIView
@@ -20,6 +21,9 @@ from memories.throttling import EndUserRateThrottle
 from memory_platform.exceptions import NotFound
 
 MEMORY_ID_PATTERN = re.compile(r"^mem_[A-Za-z0-9]{16}$")
+# A comma-separated list of memory ids, as /memories/full reads it (blanks around commas and
+# empty items are ignored): the pattern the schema states.
+MEMORY_IDS_PATTERN = r"^[\s,]*mem_[A-Za-z0-9]{16}(?:\s*,[\s,]*mem_[A-Za-z0-9]{16})*[\s,]*$"
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -54,6 +58,39 @@ def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
+
+
+class _GivenValue:
+    """A query parameter given blank ("limit=") is invalid, not left to its default."""
+
+    def get_value(self, dictionary: Any) -> Any:
+        if self.field_name in dictionary and dictionary[self.field_name] == "":
+            return ""
+        return super().get_value(dictionary)
+
+
+class QueryIntegerField(_GivenValue, serializers.IntegerField):
+    """An integer query parameter: absent takes the default, blank is a 400."""
+
+
+class QueryBooleanField(_GivenValue, serializers.BooleanField):
+    """A boolean query parameter: absent takes the default, blank is a 400."""
+
+
+class StrictCharField(serializers.CharField):
+    """Text given as a JSON string; DRF's own field would turn 5 or true into text."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        # DRF already refuses NUL characters; as a validator the schema states it too.
+        self.validators.append(
+            RegexValidator(r"^[^\x00]*$", message="Null characters are not allowed.")
+        )
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
 
 
 class StrictUUIDField(serializers.UUIDField):

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_serializer,
+)
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from memories.api_base import (
     MEMORY_ID_PATTERN,
+    MEMORY_IDS_PATTERN,
+    QueryIntegerField,
     StrictUUIDField,
     UserScopedApi,
     error_responses,
@@ -22,12 +29,17 @@ from memory_platform.exceptions import InvalidInput
 MAX_IDS = 100
 
 
+@extend_schema_field({"type": "string", "pattern": MEMORY_IDS_PATTERN, "maxLength": MAX_IDS * 21})
+class MemoryIdsField(serializers.CharField):
+    """Comma-separated memory ids; the schema states their shape, `validate_ids` explains."""
+
+
 class MemoryFullApi(UserScopedApi):
     """GET /memories/full: the full text of the given memories of the user."""
 
     class InputSerializer(serializers.Serializer):
         user_id = StrictUUIDField()
-        ids = serializers.CharField(max_length=MAX_IDS * 21)
+        ids = MemoryIdsField(max_length=MAX_IDS * 21)
 
         def validate_ids(self, value: str) -> list[str]:
             ids = list(dict.fromkeys(part.strip() for part in value.split(",") if part.strip()))
@@ -42,7 +54,9 @@ class MemoryFullApi(UserScopedApi):
                 )
             return ids
 
+    @extend_schema_serializer(component_name="MemoryFullOutput")
     class OutputSerializer(serializers.Serializer):
+        @extend_schema_serializer(component_name="MemoryFull")
         class FullSerializer(serializers.Serializer):
             id = serializers.CharField()
             caption = serializers.CharField()
@@ -74,10 +88,12 @@ class MemoryListApi(UserScopedApi):
 
     class InputSerializer(serializers.Serializer):
         user_id = StrictUUIDField()
-        limit = serializers.IntegerField(min_value=1, max_value=500, default=50)
-        offset = serializers.IntegerField(min_value=0, default=0)
+        limit = QueryIntegerField(min_value=1, max_value=500, default=50)
+        offset = QueryIntegerField(min_value=0, default=0)
 
+    @extend_schema_serializer(component_name="MemoryListOutput")
     class OutputSerializer(serializers.Serializer):
+        @extend_schema_serializer(component_name="MemoryListed")
         class ListedSerializer(serializers.Serializer):
             id = serializers.CharField()
             caption = serializers.CharField()
@@ -116,7 +132,12 @@ class MemoryDeleteApi(UserScopedApi):
 
     @extend_schema(
         operation_id="memories_delete",
-        parameters=[InputSerializer],
+        parameters=[
+            InputSerializer,
+            OpenApiParameter(
+                "memory_id", str, OpenApiParameter.PATH, pattern=MEMORY_ID_PATTERN.pattern
+            ),
+        ],
         responses={204: None, **error_responses(400, 401, 404, 429, 503)},
     )
     def delete(self, request: Request, memory_id: str) -> Response:

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from memories.api_base import StrictUUIDField, UserScopedApi, error_responses, validated
+from memories.api_base import (
+    QueryBooleanField,
+    QueryIntegerField,
+    StrictCharField,
+    StrictUUIDField,
+    UserScopedApi,
+    error_responses,
+    validated,
+)
 from recall.selectors import memory_recall
 
 MAX_PROMPT_CHARS = 4_000
@@ -18,14 +26,17 @@ class MemoryRelevantApi(UserScopedApi):
 
     class InputSerializer(serializers.Serializer):
         user_id = StrictUUIDField()
-        prompt = serializers.CharField(max_length=MAX_PROMPT_CHARS)
-        limit = serializers.IntegerField(min_value=1, max_value=100, default=10)
-        explain = serializers.BooleanField(
+        # Taken as sent: a prompt of spaces is valid and recalls nothing.
+        prompt = StrictCharField(min_length=1, max_length=MAX_PROMPT_CHARS, trim_whitespace=False)
+        limit = QueryIntegerField(min_value=1, max_value=100, default=10)
+        explain = QueryBooleanField(
             default=False,
             help_text="Add each memory's ranking signals, and why nothing was returned.",
         )
 
+    @extend_schema_serializer(component_name="MemoryRelevantOutput")
     class OutputSerializer(serializers.Serializer):
+        @extend_schema_serializer(component_name="MemoryRelevant")
         class RelevantSerializer(serializers.Serializer):
             id = serializers.CharField()
             caption = serializers.CharField()
