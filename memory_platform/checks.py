@@ -55,7 +55,8 @@ def check_production_services(app_configs: Any = None, **kwargs: Any) -> list:
     if not settings.REDIS_URL:
         problems.append(
             Warning(
-                "Without REDIS_URL the cache and rate limits are per process and tasks run inline.",
+                "Without REDIS_URL the recall cache is per process, rate limits are counted in "
+                "files under the data directory and tasks run inline.",
                 hint="Set REDIS_URL so that every web and worker process shares them.",
                 id="memory_platform.W002",
             )

@@ -201,8 +201,18 @@ else:
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
             "LOCATION": "memory-platform",
             "OPTIONS": {"MAX_ENTRIES": 100_000},
-        }
+        },
+        # The rate limit must count every process's requests (gunicorn runs several): without
+        # Redis its counters live in files under the data directory, shared by all of them.
+        "ratelimit": {
+            "BACKEND": "memory_platform.filecache.LockedFileBasedCache",
+            "LOCATION": str(DATA_DIR / "ratelimit"),
+            # Each set lists the directory to cull: keep it small (counters live a minute).
+            "OPTIONS": {"MAX_ENTRIES": 5_000, "CULL_FREQUENCY": 2},
+        },
     }
+# django-ratelimit's counter store: one that every process shares.
+RATELIMIT_USE_CACHE = "default" if REDIS_URL else "ratelimit"
 
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = None

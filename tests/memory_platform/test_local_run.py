@@ -6,8 +6,11 @@ import http.cookiejar
 import os
 import re
 import signal
+import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -64,3 +67,24 @@ def test_run_from_nothing_serves_health_and_admin_and_restarts_on_the_same_data(
     with gunicorn(port, env):
         assert http_get(f"{base}/health")[0] == 200
     assert (password_again, api_key_again) == (password, api_key)
+
+
+def test_the_rate_limit_is_exact_across_workers_without_redis(fresh_install):
+    env = {**fresh_install, "MEMORY_RATE_LIMIT": "30"}
+    port = free_port()
+    _, api_key = _bootstrap(env, port)
+    url = f"http://127.0.0.1:{port}/memories/list?user_id={uuid.uuid4()}"
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {api_key}"})
+
+    def status() -> int:
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+    with gunicorn(port, env, workers=2), ThreadPoolExecutor(max_workers=6) as pool:
+        # Concurrent clients, so that both workers serve (and count) the same user at once.
+        statuses = list(pool.map(lambda _: status(), range(45)))
+
+    assert (statuses.count(200), statuses.count(429)) == (30, 15)
