@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -17,6 +18,18 @@ class LockedFileBasedCache(FileBasedCache):
     Django's own `incr` is a read and a write: two gunicorn workers counting the same user at
     once would both read 4 and both write 5. Under an exclusive `flock` they cannot.
     """
+
+    # Django culls on every write by listing the whole directory: milliseconds once it holds
+    # a few thousand counters. Counters live a minute, so culling now and then is enough.
+    CULL_EVERY_SECONDS = 30.0
+    _culled_at = 0.0
+
+    def _cull(self) -> None:
+        now = time.monotonic()
+        if now - self._culled_at < self.CULL_EVERY_SECONDS:
+            return
+        self._culled_at = now
+        super()._cull()
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
