@@ -1,15 +1,22 @@
-"""Faults with real processes: the database going away under a served API and coming back."""
+"""Faults with real processes: the database going away under a served API and coming back, a
+web worker killed in the middle of an extraction."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
+import threading
+import time
 import urllib.error
 import urllib.request
 import uuid
 from pathlib import Path
 
+import psutil
 import pytest
 
+from bench.llm_stub import LLMStub, rules_chat_reply
 from memory_platform.embedded import ensure_embedded_postgres, stop_embedded_postgres
 from tests.processes import clean_env, free_port, gunicorn, manage
 
@@ -52,3 +59,55 @@ def test_a_database_restart_is_a_503_meanwhile_and_needs_no_web_restart(install)
     assert {body["error"]["code"] for _, body in during} == {"service_unavailable"}
     assert health_during[0] == 503 and health_during[1]["database"]["status"] == "down"
     assert {status for status, _ in after} == {200}
+
+
+def _shell(code: str, env: dict[str, str]) -> str:
+    """Run Python in the install's Django shell; return its last line of output."""
+    output = manage("shell", "-c", code, env=env).stdout.strip()
+    return output.splitlines()[-1] if output else ""
+
+
+def test_a_worker_killed_mid_extraction_keeps_the_conversation_for_the_stalled_job_sweep(
+    install, llm_stub: LLMStub
+):
+    env, _, key = install
+    env = {**env, "OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": llm_stub.base_url,
+           "MEMORY_EXTRACTOR": "llm"}  # fmt: skip
+    llm_stub.always(rules_chat_reply).slow(25)  # the first extraction hangs on its LLM call
+    port = free_port()
+    user_id = str(uuid.uuid4())
+    said = {"role": "user", "content": "I live in Lisbon and my cat is called Miso."}
+    body = json.dumps({"user_id": user_id, "conversation": [said]}).encode()
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/memories/extract", data=body, method="POST",
+        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+    )  # fmt: skip
+
+    def send() -> None:
+        with contextlib.suppress(OSError):  # the worker dies under this request
+            urllib.request.urlopen(request, timeout=60).read()
+
+    with gunicorn(port, env, workers=1) as server:
+        client = threading.Thread(target=send, daemon=True)
+        client.start()
+        deadline = time.monotonic() + 30
+        while not llm_stub.calls and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert llm_stub.calls, "the extraction never reached the LLM"
+        for worker in psutil.Process(server.pid).children():
+            worker.send_signal(signal.SIGKILL)
+        client.join(timeout=30)
+
+        left = _shell("from extraction.models import ExtractionJob as J; "
+                      "j = J.objects.get(); print(j.status, len(j.conversation))", env)  # fmt: skip
+        # Stale as if MEMORY_JOB_STALE_MINUTES had passed; then the operator's (or beat's) sweep.
+        _shell("from datetime import timedelta; from django.utils import timezone; "
+               "from extraction.models import ExtractionJob as J; "
+               "J.objects.update(started_at=timezone.now() - timedelta(hours=1))", env)  # fmt: skip
+        replay = manage("retry_failed_jobs", env=env).stdout
+        status, listed = _get(f"http://127.0.0.1:{port}/memories/list?user_id={user_id}", key)
+
+    assert left == "running 1"  # the conversation was kept, not lost with the worker
+    assert "1 jobs (1 stalled" in replay
+    assert status == 200
+    assert {m["caption"] for m in listed["memories"]} >= {"User lives in Lisbon"}
