@@ -151,3 +151,31 @@ def test_redis_dying_under_traffic_leaves_every_endpoint_answering(tmp_path: Pat
     assert warm[0] == 200 and warm[1]["memories"]
     assert [status for status, _ in down] == [200, 200, 200, 200]
     assert down[0][1]["memories"] == warm[1]["memories"]
+
+
+def test_a_hanging_llm_is_bounded_by_its_timeout_and_the_job_is_kept(install, llm_stub: LLMStub):
+    env, _, key = install
+    env = {**env, "OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": llm_stub.base_url,
+           "MEMORY_EXTRACTOR": "llm", "MEMORY_LLM_TIMEOUT": "1", "MEMORY_LLM_MAX_RETRIES": "1",
+           "MEMORY_LLM_BACKOFF": "0.01"}  # fmt: skip
+    llm_stub.slow(30, times=10)  # every extraction call hangs past the timeout
+    port = free_port()
+    said = {"role": "user", "content": "I live in Lisbon and my cat is called Miso."}
+    body = json.dumps({"user_id": str(uuid.uuid4()), "conversation": [said]}).encode()
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/memories/extract", data=body, method="POST",
+        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+    )  # fmt: skip
+
+    with gunicorn(port, env, workers=1):
+        started = time.monotonic()
+        with pytest.raises(urllib.error.HTTPError) as answer:
+            urllib.request.urlopen(request, timeout=60)
+        took = time.monotonic() - started
+        error = json.loads(answer.value.read())["error"]
+        kept = _shell("from extraction.models import ExtractionJob as J; "
+                      "j = J.objects.get(); print(j.status, len(j.conversation))", env)  # fmt: skip
+
+    assert answer.value.code == 502 and error["job_id"]
+    assert took < 15  # two attempts of one second each, not the LLM's thirty
+    assert kept == "failed 1"
