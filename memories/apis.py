@@ -27,9 +27,11 @@ from memories.services.memories import memory_delete
 from memory_platform.exceptions import InvalidInput
 
 MAX_IDS = 100
+# Room for MAX_IDS ids and their commas (mem_ + 16 characters + ","), and no more.
+MAX_IDS_CHARS = MAX_IDS * 21
 
 
-@extend_schema_field({"type": "string", "pattern": MEMORY_IDS_PATTERN, "maxLength": MAX_IDS * 21})
+@extend_schema_field({"type": "string", "pattern": MEMORY_IDS_PATTERN, "maxLength": MAX_IDS_CHARS})
 class MemoryIdsField(serializers.CharField):
     """Comma-separated memory ids; the schema states their shape, `validate_ids` explains."""
 
@@ -39,7 +41,7 @@ class MemoryFullApi(UserScopedApi):
 
     class InputSerializer(serializers.Serializer):
         user_id = StrictUUIDField()
-        ids = MemoryIdsField(max_length=MAX_IDS * 21)
+        ids = MemoryIdsField(max_length=MAX_IDS_CHARS)
 
         def validate_ids(self, value: str) -> list[str]:
             ids = list(dict.fromkeys(part.strip() for part in value.split(",") if part.strip()))
