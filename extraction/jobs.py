@@ -25,11 +25,12 @@ from extraction.pipeline import Usage, conversation_memories_write
 from extraction.selectors import extraction_jobs_stalled
 from integrations.embeddings import EmbeddingError
 from integrations.llm import LLMError
-from memories.models import EndUser, Memory, Tenant
+from memories.models import Memory, Tenant
 from memories.selectors import memory_visible_count
 from memories.services.memories import (
     agent_session_get_or_create,
     end_user_get_or_create,
+    end_user_lock,
     memory_cap_enforce,
 )
 from memories.signals import memories_changed_on_commit
@@ -103,7 +104,7 @@ def extraction_job_run(*, job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
         with transaction.atomic():
             job = ExtractionJob.objects.select_related("end_user__tenant", "session").get(pk=job_id)
             # The per-user lock: every write for this user waits here for the one before it.
-            EndUser.objects.select_for_update().get(pk=job.end_user_id)
+            end_user_lock(end_user_id=job.end_user_id)
             job = ExtractionJob.objects.select_for_update().get(pk=job_id)
             if job.status == ExtractionJob.Status.SUCCEEDED:
                 return job, False

@@ -19,9 +19,9 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from integrations.embeddings import current_model_id, embed_texts
-from memories.models import DeletionRecord, EndUser, Memory, MemoryVersion, ReviewItem
+from memories.models import DeletionRecord, Memory, MemoryVersion, ReviewItem
 from memories.selectors import VISIBLE_STATUSES
-from memories.services.memories import memory_delete_many
+from memories.services.memories import end_user_lock, memory_delete_many
 from memories.signals import memories_changed_on_commit
 from memories.text import embedding_text
 
@@ -184,7 +184,7 @@ def _prune_to_cap(
     for end_user_id in list(over):
         with transaction.atomic():
             # The user's lock serialises this with the write pipeline, so the count holds.
-            EndUser.objects.select_for_update().filter(pk=end_user_id).first()
+            end_user_lock(end_user_id=end_user_id)
             excess = (
                 Memory.objects.filter(end_user_id=end_user_id, status__in=VISIBLE_STATUSES).count()
                 - cap

@@ -192,9 +192,21 @@ def memory_cap_enforce(*, end_user: EndUser, cap: int) -> list[str]:
     return [memory.id for memory in victims]
 
 
+def end_user_lock(*, end_user_id: int) -> EndUser | None:
+    """Take the per-user write lock: every change to a user's memories holds it first.
+
+    FOR NO KEY UPDATE, not FOR UPDATE: writers of the user's memories wait for each other,
+    while rows that merely reference the user (a new job, a deletion record) do not wait.
+    With FOR UPDATE, a deletion holding a memory row and inserting its deletion record, and
+    an extraction holding the user and reaching for that memory, deadlocked (bench_load).
+    """
+    return EndUser.objects.select_for_update(no_key=True).filter(pk=end_user_id).first()
+
+
 @transaction.atomic
 def memory_delete(*, end_user: EndUser, memory_id: str, actor: str = "") -> None:
     """Delete one of the user's memories for real; another user's memory is NotFound."""
+    end_user_lock(end_user_id=end_user.pk)  # the same lock order as every other writer
     memory = Memory.objects.select_for_update().filter(end_user=end_user, id=memory_id).first()
     if memory is None:
         raise NotFound(f"No memory {memory_id} for this user_id.")

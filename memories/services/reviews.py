@@ -34,12 +34,15 @@ from django.utils import timezone
 from integrations.embeddings import EmbeddingError, current_model_id, embed_texts
 from memories.models import (
     DeletionRecord,
-    EndUser,
     Memory,
     MemoryVersion,
     ReviewItem,
 )
-from memories.services.memories import memory_delete_many, memory_version_record
+from memories.services.memories import (
+    end_user_lock,
+    memory_delete_many,
+    memory_version_record,
+)
 from memories.signals import memories_changed_on_commit
 from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, content_hash, embedding_text
 
@@ -142,7 +145,7 @@ def _review_item_resolve_locked(
     if end_user_id is None:
         raise ReviewError(f"review item {review_item_id} does not exist")
     # Lock order: user, item, memories; the write pipeline takes the user's lock first too.
-    EndUser.objects.select_for_update().filter(pk=end_user_id).first()
+    end_user_lock(end_user_id=end_user_id)
     item = ReviewItem.objects.select_for_update().get(pk=review_item_id)
     if item.status != ReviewItem.Status.PENDING:
         raise ReviewAlreadyResolved(f"review item {item.pk} is already resolved")
@@ -415,7 +418,7 @@ def review_item_reopen(*, review_item_id: int, operator: AbstractBaseUser) -> Re
     item = ReviewItem.objects.select_for_update().filter(pk=review_item_id).first()
     if item is None:
         raise ReviewError(f"no review item {review_item_id}")
-    EndUser.objects.select_for_update().get(pk=item.end_user_id)
+    end_user_lock(end_user_id=item.end_user_id)
     if not item.auto_resolved or item.status != ReviewItem.Status.RESOLVED:
         raise ReviewError("only a conflict the supersede policy resolved can be reopened")
     actor = operator.get_username()
