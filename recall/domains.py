@@ -331,23 +331,30 @@ def _own_words(prompt: str) -> str:
     return _COUNTRY.sub("U.S.", _QUOTED.sub(" ", prompt))
 
 
+def reading(prompt: str) -> tuple[bool, bool]:
+    """How the prompt reads, in one pass: (a request for personal help, a general question).
+
+    A general question is one anyone could ask ("how long do cats live?"), with nothing of the
+    person asking in it; a personal request asks for help with the user's own life. Quoted
+    text is left out: "Translate 'I would like a tea' into German" is not about the user.
+    """
+    own = _own_words(prompt).strip()
+    asks = bool(_PERSONAL.search(own))
+    if _FIRST_PERSON.search(own):
+        general = False
+    else:
+        general = bool(_GENERAL.search(own)) or (own.endswith("?") and not asks)
+    return (not general and asks), general
+
+
 def is_general(prompt: str) -> bool:
-    """Whether the prompt is a question anyone could ask ("how long do cats live?"): a
-    question or a general task, with nothing of the person asking in it."""
-    prompt = _own_words(prompt).strip()
-    if _FIRST_PERSON.search(prompt):
-        return False
-    if _GENERAL.search(prompt):
-        return True
-    return prompt.endswith("?") and not _PERSONAL.search(prompt)
+    """Whether the prompt is a question anyone could ask (see `reading`)."""
+    return reading(prompt)[1]
 
 
 def is_personal(prompt: str) -> bool:
-    """Whether the prompt asks for help with the user's own life (not general knowledge).
-
-    Quoted text is left out: "Translate 'I would like a tea' into German" is not about the user.
-    """
-    return not is_general(prompt) and bool(_PERSONAL.search(_own_words(prompt)))
+    """Whether the prompt asks for help with the user's own life (see `reading`)."""
+    return reading(prompt)[0]
 
 
 _NAME = re.compile(r"(?<=[^.!?]\s)[A-Z][a-z]+")

@@ -11,7 +11,7 @@ from django.conf import settings
 from integrations.embeddings import EmbeddingError, embed_query
 from memories.models import EndUser
 from recall.access import access_record
-from recall.domains import is_general, is_personal, names, needs
+from recall.domains import names, needs, reading
 from recall.index import UserIndex, user_index_get
 from recall.lexical import tokenize
 from recall.ranking import MODES, Query, Ranked, rank
@@ -118,12 +118,10 @@ def _ranked(
         except EmbeddingError:
             # A down embedding provider degrades recall to lexical, it does not fail it.
             logger.warning("recall: query embedding failed, ranking lexically", exc_info=True)
-    personal = is_personal(prompt)
+    personal, general = reading(prompt)
     wanted = needs(prompt, query_vector, index.model_id) if personal else None
     # A question naming whom the memories are about ("When did Caroline move?") is about them.
-    general = is_general(prompt) and not any(
-        name.lower() in index.subjects for name in names(prompt)
-    )
+    general = general and not any(name.lower() in index.subjects for name in names(prompt))
     query = Query(
         vector=query_vector,
         terms=tokenize(prompt),

@@ -42,6 +42,35 @@ class LoadResult:
 Request = tuple[str, str, bytes | None]  # method, path with query, body
 
 
+def timed_call(
+    host: str, port: int, headers: dict[str, str], request: Request
+) -> tuple[int, bytes, float]:
+    """Send one request on a new connection: (status, body, ms); 599 when the connection fails."""
+    method, path, body = request
+    started = time.perf_counter()
+    conn = http.client.HTTPConnection(host, port, timeout=60)
+    try:
+        conn.request(method, path, body=body, headers=headers)
+        response = conn.getresponse()
+        raw, status = response.read(), response.status
+    except OSError:
+        raw, status = b"", 599
+    finally:
+        conn.close()
+    return status, raw, (time.perf_counter() - started) * 1000
+
+
+def run_clients(clients: int, target: Callable[[int], None]) -> float:
+    """Run `target(index)` in `clients` threads to the end; return the wall time in seconds."""
+    threads = [threading.Thread(target=target, args=(i,)) for i in range(clients)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return time.perf_counter() - started
+
+
 def http_load(
     *, address: str, api_key: str, make_request: Callable[[], Request], clients: int, total: int
 ) -> LoadResult:
@@ -52,36 +81,19 @@ def http_load(
     remaining = [total]
     headers = {"Authorization": f"Bearer {api_key}", "Content-Type": "application/json"}
 
-    def client() -> None:
+    def client(_: int) -> None:
         while True:
             with lock:
                 if remaining[0] <= 0:
                     return
                 remaining[0] -= 1
-                method, path, body = make_request()
-            started = time.perf_counter()
-            conn = http.client.HTTPConnection(host, int(port), timeout=60)
-            try:
-                conn.request(method, path, body=body, headers=headers)
-                response = conn.getresponse()
-                response.read()
-                status = response.status
-            except OSError:
-                status = 599
-            finally:
-                conn.close()
-            elapsed = (time.perf_counter() - started) * 1000
+                request = make_request()
+            status, _, elapsed = timed_call(host, int(port), headers, request)
             with lock:
                 result.latencies.append(elapsed)
                 result.statuses[status] = result.statuses.get(status, 0) + 1
 
-    threads = [threading.Thread(target=client) for _ in range(clients)]
-    started = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    result.seconds = time.perf_counter() - started
+    result.seconds = run_clients(clients, client)
     return result
 
 

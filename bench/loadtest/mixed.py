@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import http.client
 import json
 import random
 import threading
@@ -13,6 +12,7 @@ from urllib.parse import urlencode
 
 import numpy as np
 
+from bench.loadtest.client import run_clients, timed_call
 from bench.loadtest.seeding import ACTIVITIES, JOBS, PLACES, THINGS
 
 # Share of each operation in the mix (extract includes its ?async=1 share).
@@ -108,18 +108,7 @@ def mixed_load(
                 ids = known[user]
                 memory_id = ids.pop(rng.randrange(len(ids))) if ids else "mem_0000000000000000"
             method, path = "DELETE", f"/memories/{memory_id}?user_id={user}"
-        started = time.perf_counter()
-        conn = http.client.HTTPConnection(host, int(port), timeout=60)
-        try:
-            conn.request(method, path, body=body, headers=headers)
-            response = conn.getresponse()
-            raw = response.read()
-            status = response.status
-        except OSError:
-            status, raw = 599, b""
-        finally:
-            conn.close()
-        ms = (time.perf_counter() - started) * 1000
+        status, raw, ms = timed_call(host, int(port), headers, (method, path, body))
         with lock:
             result.record(op, user, status, ms)
             if op == "list" and status == 200:
@@ -130,11 +119,5 @@ def mixed_load(
         while time.monotonic() < deadline:
             one(rng)
 
-    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
-    started = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    result.seconds = time.perf_counter() - started
+    result.seconds = run_clients(clients, client)
     return result

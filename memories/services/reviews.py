@@ -428,28 +428,25 @@ def review_item_reopen(*, review_item_id: int, operator: AbstractBaseUser) -> Re
     ):
         if _active_duplicate(memory, memory.content_hash, besides=()) is not None:
             continue  # an active memory already says it; keep the store consistent
-        memory.status = Memory.Status.ACTIVE
-        memory.save(update_fields=["status", "updated_at"])
-        memory_version_record(
-            memory=memory,
-            action=MemoryVersion.Action.RESOLVED,
-            actor_type=OPERATOR,
-            actor=actor,
-            note=note,
-        )
+        _status_restore(memory, Memory.Status.ACTIVE, actor=actor, note=note)
     if item.new_memory_id:
         new = Memory.objects.select_for_update().get(pk=item.new_memory_id)
-        new.status = Memory.Status.PENDING_REVIEW
-        new.save(update_fields=["status", "updated_at"])
-        memory_version_record(
-            memory=new,
-            action=MemoryVersion.Action.RESOLVED,
-            actor_type=OPERATOR,
-            actor=actor,
-            note=note,
-        )
+        _status_restore(new, Memory.Status.PENDING_REVIEW, actor=actor, note=note)
     item.status, item.resolution, item.auto_resolved = ReviewItem.Status.PENDING, "", False
     item.resolved_at, item.resolved_by = None, None
     item.save(update_fields=["status", "resolution", "auto_resolved", "resolved_at", "resolved_by"])
     memories_changed_on_commit(end_user_ids=[item.end_user_id])
     return item
+
+
+def _status_restore(memory: Memory, status: str, *, actor: str, note: str) -> None:
+    """Put a memory back in `status` for a reopened review, with its version row."""
+    memory.status = status
+    memory.save(update_fields=["status", "updated_at"])
+    memory_version_record(
+        memory=memory,
+        action=MemoryVersion.Action.RESOLVED,
+        actor_type=OPERATOR,
+        actor=actor,
+        note=note,
+    )
