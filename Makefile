@@ -11,11 +11,12 @@ WORKERS ?= 2
 .PHONY: help install run test lint format migrate worker beat db-stop clean
 
 help:
-	@echo "make run      serve the API on http://$(HOST):$(PORT) (embedded PostgreSQL unless DATABASE_URL)"
+	@echo "make run      serve the API on http://$(HOST):$(PORT) with a Celery worker and beat"
+	@echo "              (embedded PostgreSQL and Valkey unless DATABASE_URL / REDIS_URL)"
 	@echo "make test     lint, check migrations and run the test suite"
-	@echo "make worker   run a Celery worker (needs REDIS_URL)"
-	@echo "make beat     run Celery beat (needs REDIS_URL)"
-	@echo "make db-stop  stop the embedded PostgreSQL"
+	@echo "make worker   run one more Celery worker"
+	@echo "make beat     run Celery beat alone"
+	@echo "make db-stop  stop the embedded PostgreSQL and Valkey"
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -28,10 +29,12 @@ install: $(VENV)/.installed
 migrate: install
 	$(PY) manage.py migrate --noinput
 
+# These share one embedded Valkey (cache, rate limit, Celery broker) unless REDIS_URL is set.
+run worker beat: export MEMORY_EMBEDDED_REDIS ?= 1
+
 run: migrate
 	$(PY) manage.py bootstrap_local --host $(HOST) --port $(PORT)
-	exec $(VENV)/bin/gunicorn memory_platform.wsgi --config python:memory_platform.gunicorn_conf \
-		--bind $(HOST):$(PORT) --workers $(WORKERS) --access-logfile - --graceful-timeout 10
+	exec $(PY) manage.py run_local --host $(HOST) --port $(PORT) --workers $(WORKERS)
 
 test: install
 	$(VENV)/bin/ruff check .
@@ -54,8 +57,10 @@ beat: install
 
 db-stop:
 	@test -x $(PY) && $(PY) -c "from pathlib import Path; \
-		from memory_platform.embedded import stop_embedded_postgres; \
-		print('stopped' if stop_embedded_postgres(Path('.data/pg')) else 'not running')" || true
+		from memory_platform.embedded import stop_embedded_postgres, stop_embedded_valkey; \
+		print('PostgreSQL', 'stopped' if stop_embedded_postgres(Path('.data/pg')) else 'not running'); \
+		print('Valkey', 'stopped' if stop_embedded_valkey(Path('.data/valkey')) else 'not running')" \
+		|| true
 
 clean: db-stop
 	rm -rf $(VENV) .data staticfiles .pytest_cache .ruff_cache *.egg-info

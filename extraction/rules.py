@@ -556,16 +556,24 @@ _WORK_TIME = re.compile(
 )
 
 
+# "I've been a nurse" may be over; "I've been a nurse for ten years" still holds.
+_STILL_HOLDS = re.compile(r"\b(?:for (?:the (?:last|past) )?\S+ (?:years?|months?)|since)\b", re.I)
+
+
 @_rule(
-    rf"I {_ADVERBS}(?P<past>used to )?work(?P<how> remotely| from home| part-time| full-time|"
-    rf" freelance| part time| full time)? (?P<prep>at|for|as|in) (?P<obj>.+)"
+    rf"I {_ADVERBS}(?P<past>used to )?(?P<perfect>have been working |have worked )?"
+    rf"(?(perfect)|work)(?P<how> remotely| from home| part-time| full-time|"
+    rf" freelance| part time| full time)? ?(?P<prep>at|for|as|in) (?P<obj>.+)"
 )
 def _work_rule(match: re.Match[str]) -> _Fact | None:
-    """I work at Acme. / I work as a nurse. / I work in marketing."""
+    """I work at Acme. / I work as a nurse. / I've worked in marketing since 2019."""
+    if match.group("perfect") and not _STILL_HOLDS.search(match.group("obj")):
+        return None
     obj = _clean_object(match.group("obj"), max_words=16)
     if not obj or _WORK_TIME.match(obj) or obj.lower().startswith("a while"):
         return None
-    verb = "used to work" if match.group("past") else "works"
+    perfect = (match.group("perfect") or "").strip()
+    verb = "used to work" if match.group("past") else ("has " + perfect[5:] if perfect else "works")
     how = (match.group("how") or "").lower()
     return _Fact(f"User {verb}{how} {match.group('prep').lower()} {obj}", "personal", 0.85)
 
@@ -664,9 +672,11 @@ def _age_rule(match: re.Match[str]) -> _Fact | None:
     return _Fact(f"User is {age} years old", "personal", 0.7) if 5 <= age <= 110 else None
 
 
-@_rule(r"I am (?P<article>a|an|the) (?P<rest>.+)")
+@_rule(r"I (?P<perfect>have been|am) (?P<article>a|an|the) (?P<rest>.+)")
 def _job_rule(match: re.Match[str]) -> _Fact | None:
-    """I'm a high school chemistry teacher. / I'm a project manager at a construction firm."""
+    """I'm a high school chemistry teacher. / I've been a nurse in Leeds for ten years."""
+    if match.group("perfect") != "am" and not _STILL_HOLDS.search(match.group("rest")):
+        return None
     words = match.group("rest").split()
     noun_phrase: list[str] = []
     for word in words:
@@ -690,7 +700,8 @@ def _job_rule(match: re.Match[str]) -> _Fact | None:
     obj = _clean_object(match.group("rest"), max_words=16)
     if not obj:
         return None
-    return _Fact(f"User is {match.group('article').lower()} {obj}", "personal", 0.8)
+    verb = "is" if match.group("perfect") == "am" else "has been"
+    return _Fact(f"User {verb} {match.group('article').lower()} {obj}", "personal", 0.8)
 
 
 @_rule(

@@ -1,13 +1,40 @@
-"""Bearer API-key authentication: the request's tenant comes from its key."""
+"""Bearer API-key authentication: the request's tenant comes from its key.
+
+A verified key is remembered by the process for KEY_CACHE_SECONDS, so a warm request makes no
+query for it (the query is most of the cost: its hash check is one sha512). Revocation:
+- a key revoked, expired or deleted, or its tenant deactivated or deleted, through the ORM in
+  this process (the admin, a service) is refused from the next request on: the receivers below
+  forget every verified key;
+- changed by another process (another gunicorn worker, another machine) or by a bulk
+  `QuerySet.update()`, it is refused at most KEY_CACHE_SECONDS later;
+- an expiry date is compared with the clock on every request, cached or not.
+"""
 
 from __future__ import annotations
 
-from django.db import DatabaseError
+import copy
+import hashlib
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import DatabaseError, transaction
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from memories.models import Tenant, TenantAPIKey
 from memory_platform.exceptions import ServiceUnavailable
+
+# How long another process may go on accepting a key after it was revoked.
+KEY_CACHE_SECONDS = 5.0
+# Distinct keys remembered per process; past it the memory starts over (keys are few).
+_KEY_CACHE_MAX = 1024
+
+# The cache's clock (tests move it).
+_clock = time.monotonic
 
 
 class TenantPrincipal:
@@ -24,6 +51,55 @@ class TenantPrincipal:
         return f"tenant:{self.tenant.name}"
 
 
+@dataclass(frozen=True)
+class _Verified:
+    key: TenantAPIKey
+    tenant: Tenant
+    until: float
+
+
+# sha256 of the raw key -> what it verified as: the raw key itself is never kept.
+_verified: dict[bytes, _Verified] = {}
+_verified_lock = threading.Lock()
+
+
+def verified_keys_forget() -> None:
+    """Forget every verified key of this process: the next request of each checks it again."""
+    with _verified_lock:
+        _verified.clear()
+
+
+def _remembered(digest: bytes) -> tuple[Tenant, TenantAPIKey] | None:
+    """The key and tenant verified under `digest` within KEY_CACHE_SECONDS, as fresh copies."""
+    entry = _verified.get(digest)
+    if entry is None or entry.until <= _clock():
+        return None
+    if entry.key.has_expired:
+        return None
+    # Copies: a request never shares a model instance with another one.
+    tenant, key = copy.copy(entry.tenant), copy.copy(entry.key)
+    key.tenant = tenant
+    return tenant, key
+
+
+def _remember(digest: bytes, key: TenantAPIKey, tenant: Tenant) -> None:
+    until = _clock() + KEY_CACHE_SECONDS
+    entry = _Verified(key=copy.copy(key), tenant=copy.copy(tenant), until=until)
+    with _verified_lock:
+        if len(_verified) >= _KEY_CACHE_MAX:
+            _verified.clear()
+        _verified[digest] = entry
+
+
+@receiver([post_save, post_delete], sender=TenantAPIKey, dispatch_uid="api_key_changed")
+@receiver([post_save, post_delete], sender=Tenant, dispatch_uid="api_tenant_changed")
+def _key_or_tenant_changed(**kwargs: Any) -> None:
+    """A key or tenant changed here: forget verified keys now, and again once it commits (a
+    request in between could still read and remember the state before the change)."""
+    verified_keys_forget()
+    transaction.on_commit(verified_keys_forget, using=kwargs.get("using"))
+
+
 class TenantAPIKeyAuthentication(authentication.BaseAuthentication):
     """Accept `Authorization: Bearer <key>` for a valid key of an active tenant."""
 
@@ -37,9 +113,14 @@ class TenantAPIKeyAuthentication(authentication.BaseAuthentication):
         if keyword.lower() != self.keyword.lower() or not raw_key.strip():
             raise exceptions.AuthenticationFailed("Use 'Authorization: Bearer <api key>'.")
         raw_key = raw_key.strip()
+        # The whole key, not its prefix: a wrong secret never matches a remembered key.
+        digest = hashlib.sha256(raw_key.encode()).digest()
+        if (remembered := _remembered(digest)) is not None:
+            tenant, key = remembered
+            return TenantPrincipal(tenant, key), key
         prefix, _, _ = raw_key.partition(".")
         try:
-            # One query for the key and its tenant: this runs before every API call.
+            # One query for the key and its tenant.
             key = (
                 TenantAPIKey.objects.get_usable_keys()
                 .select_related("tenant")
@@ -53,6 +134,7 @@ class TenantAPIKeyAuthentication(authentication.BaseAuthentication):
         tenant = key.tenant
         if key.has_expired or not tenant.is_active:
             raise exceptions.AuthenticationFailed("Unknown or revoked API key.")
+        _remember(digest, key, tenant)
         return TenantPrincipal(tenant, key), key
 
     def authenticate_header(self, request: Request) -> str:

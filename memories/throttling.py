@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from django.conf import settings
-from django_ratelimit.core import get_usage
+from django.core.cache import BaseCache, caches
+from django.core.cache.backends.redis import RedisCache
+
+# django-ratelimit's own window and counter key, so that its counters and these are the same
+# ones (a process running an older version during a deploy counts with this one).
+from django_ratelimit import ALL
+from django_ratelimit.core import EXPIRATION_FUDGE, _get_window, _make_cache_key
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
 RATE_LIMIT_GROUP = "memory-api"
+_PERIOD_SECONDS = 60
 
 
 def _end_user_id(request: Request) -> str | None:
@@ -20,34 +28,58 @@ def _end_user_id(request: Request) -> str | None:
     return user_id if isinstance(user_id, str) and user_id else None
 
 
+def counter_increment(cache: BaseCache, key: str, timeout: int) -> int:
+    """Add one to the counter `key` (created for `timeout` seconds); return its new value.
+
+    Atomic across processes when the cache's `add` and `incr` are (Redis, the locked file
+    cache), and one round trip where django-ratelimit's add-then-incr makes two or three."""
+    if isinstance(cache, RedisCache):
+        full_key = cache.make_and_validate_key(key)
+        client = cache._cache.get_client(full_key, write=True)
+        # One MULTI/EXEC: create the counter at 0 with its expiry unless it exists, add one.
+        # (Django's incr is EXISTS then INCR: a key expiring in between would live forever.)
+        pipeline = client.pipeline(transaction=True)
+        pipeline.set(full_key, 0, ex=timeout, nx=True)
+        pipeline.incr(full_key)
+        return int(pipeline.execute()[1])
+    # The counter usually exists: increment first, create it only when it is missing.
+    try:
+        return cache.incr(key)
+    except ValueError:
+        pass
+    if cache.add(key, 1, timeout):
+        return 1
+    return cache.incr(key)  # another process created it in between
+
+
 class EndUserRateThrottle(BaseThrottle):
     """At most MEMORY_RATE_LIMIT requests a minute per (tenant, user_id), over all endpoints.
 
-    The count is an atomic cache increment in a fixed one-minute window (django-ratelimit),
-    so concurrent requests of one user are all counted.
+    The count is an atomic cache increment in a fixed one-minute window (django-ratelimit's),
+    so concurrent requests of one user are all counted, whichever process serves them.
     """
 
     def __init__(self) -> None:
         self._wait: float | None = None
 
     def allow_request(self, request: Request, view: Any) -> bool:
+        if not getattr(settings, "RATELIMIT_ENABLE", True):
+            return True
         user_id = _end_user_id(request)
         if user_id is None:
             return True  # nothing to count against: validation answers the request
-        key = f"{request.user.tenant.pk}:{user_id.strip().lower()}"
+        value = f"{request.user.tenant.pk}:{user_id.strip().lower()}"
+        rate = f"{settings.MEMORY_RATE_LIMIT}/m"
+        window = _get_window(value, _PERIOD_SECONDS)
+        key = _make_cache_key(RATE_LIMIT_GROUP, window, rate, value, ALL)
         try:
-            usage = get_usage(
-                request,
-                group=RATE_LIMIT_GROUP,
-                key=lambda group, request: key,
-                rate=f"{settings.MEMORY_RATE_LIMIT}/m",
-                increment=True,
-            )
+            cache = caches[getattr(settings, "RATELIMIT_USE_CACHE", "default")]
+            count = counter_increment(cache, key, _PERIOD_SECONDS + EXPIRATION_FUDGE)
         except Exception:
             # Without its counter store the limit cannot be checked; serving beats refusing all.
             return True
-        if usage and usage["should_limit"]:
-            self._wait = max(1, int(usage["time_left"]))
+        if count > settings.MEMORY_RATE_LIMIT:
+            self._wait = max(1, window - int(time.time()))
             return False
         return True
 

@@ -52,7 +52,15 @@ def check_production_services(app_configs: Any = None, **kwargs: Any) -> list:
                 id="memory_platform.W001",
             )
         )
-    if not settings.REDIS_URL:
+    if settings.EMBEDDED_REDIS:
+        problems.append(
+            Warning(
+                "The embedded Valkey is meant for local use: it runs on this machine only.",
+                hint="Set REDIS_URL to a Redis server that every web and worker machine reaches.",
+                id="memory_platform.W003",
+            )
+        )
+    elif not settings.REDIS_URL:
         problems.append(
             Warning(
                 "Without REDIS_URL the recall cache is per process, rate limits are counted in "
@@ -62,3 +70,19 @@ def check_production_services(app_configs: Any = None, **kwargs: Any) -> list:
             )
         )
     return problems
+
+
+@register()
+def check_embedded_redis(app_configs: Any = None, **kwargs: Any) -> list:
+    """An embedded Valkey that was asked for but could not start is said, with the fallback."""
+    if not settings.EMBEDDED_REDIS_ERROR:
+        return []
+    return [
+        Warning(
+            f"The embedded Valkey could not start: {settings.EMBEDDED_REDIS_ERROR}",
+            hint="Running without it: rate limits are counted in files under the data "
+            "directory, the recall cache is per process and tasks run inline. Fix the cause, "
+            "or set REDIS_URL to a Redis server.",
+            id="memory_platform.W004",
+        )
+    ]

@@ -1,8 +1,10 @@
 """Settings for the memory platform, read from the environment with defaults that just work.
 
 With no environment variable at all the service runs on an embedded PostgreSQL (data under
-`.data/`), a local-memory cache, eager Celery tasks, the local ONNX embedder and the offline
-extractor. `DATABASE_URL` and `REDIS_URL` switch to real servers.
+`.data/`), a local-memory cache with rate limits counted in files, eager Celery tasks, the
+local ONNX embedder and the offline extractor. `make run` adds an embedded Valkey
+(`MEMORY_EMBEDDED_REDIS`) with a Celery worker and beat. `DATABASE_URL` and `REDIS_URL`
+switch to real servers.
 """
 
 from __future__ import annotations
@@ -186,6 +188,25 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # --- cache, rate limits, Celery ------------------------------------------------------------
 
 REDIS_URL = env_str("REDIS_URL")
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+# `make run` asks for an embedded Valkey under DATA_DIR when REDIS_URL names no server, so
+# that its web workers, Celery worker and beat share one cache, rate limit and queue. If it
+# cannot start, the reason is kept (a system check and `run_local` show it) and the service
+# falls back to the stores below that need no server.
+EMBEDDED_REDIS = False
+EMBEDDED_REDIS_ERROR = ""
+if not REDIS_URL and env_bool("MEMORY_EMBEDDED_REDIS", False):
+    from memory_platform.embedded import EmbeddedServerError, ensure_embedded_valkey
+
+    try:
+        _valkey_socket = ensure_embedded_valkey(DATA_DIR / "valkey")
+    except EmbeddedServerError as exc:
+        EMBEDDED_REDIS_ERROR = str(exc)
+    else:
+        EMBEDDED_REDIS = True
+        REDIS_URL = f"unix://{_valkey_socket}"
+        CELERY_BROKER_URL = f"redis+socket://{_valkey_socket}"
+
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -214,8 +235,9 @@ else:
 # django-ratelimit's counter store: one that every process shares.
 RATELIMIT_USE_CACHE = "default" if REDIS_URL else "ratelimit"
 
-CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = None
+# Beat's record of when each schedule last ran, kept with the local data, not in the clone.
+CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 # Without a broker the embedded default runs tasks in the request; with Redis a worker does.
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not REDIS_URL)
 CELERY_TASK_EAGER_PROPAGATES = True

@@ -20,6 +20,7 @@ import threading
 import uuid
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
+from datetime import datetime
 
 import numpy as np
 from django.core.cache import cache, caches
@@ -28,7 +29,7 @@ from django.core.cache.backends.locmem import LocMemCache
 from django.db import connection
 
 from integrations.embeddings import current_model_id
-from memories.models import Memory
+from memories.models import EndUser, Memory
 from recall.domains import FINGERPRINT, membership
 from recall.lexical import tokenize
 
@@ -241,18 +242,48 @@ def _vector(raw: bytes | memoryview | None) -> np.ndarray | None:
     return np.frombuffer(bytes(raw), dtype=">f4", offset=4).astype(np.float32)
 
 
+# A fingerprint of a user's active rows: any insert, delete, edit or status change moves it.
+_STAMP_SQL = (
+    "SELECT count(*), max(updated_at), "
+    "coalesce(sum(hashtext(id || content_hash || embedding_model)::bigint), 0) "
+    f"FROM {Memory._meta.db_table} WHERE end_user_id = %s AND status = %s"
+)
+
+
+def _stamp_text(count: int, updated: datetime | None, checksum: int) -> str:
+    return f"db:{count}:{updated.timestamp() if updated else 0}:{checksum}"
+
+
 def _database_stamp(end_user_id: int) -> str:
-    """A fingerprint of the user's active rows: any insert, delete, edit or status change."""
-    table = Memory._meta.db_table
+    """The database stamp of the user's active rows."""
+    with connection.cursor() as cursor:
+        cursor.execute(_STAMP_SQL, [end_user_id, Memory.Status.ACTIVE])
+        return _stamp_text(*cursor.fetchone())
+
+
+def _end_user_id(tenant_id: int, external_id: uuid.UUID) -> int | None:
+    """The primary key of the tenant's end user `external_id`, None when it has none."""
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT count(*), max(updated_at), "
-            f"coalesce(sum(hashtext(id || content_hash || embedding_model)::bigint), 0) "
-            f"FROM {table} WHERE end_user_id = %s AND status = %s",
-            [end_user_id, Memory.Status.ACTIVE],
+            f"SELECT id FROM {EndUser._meta.db_table} WHERE tenant_id = %s AND external_id = %s",
+            [tenant_id, external_id],
         )
-        count, updated, checksum = cursor.fetchone()
-    return f"db:{count}:{updated.timestamp() if updated else 0}:{checksum}"
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+def _end_user_and_stamp(tenant_id: int, external_id: uuid.UUID) -> tuple[int, str] | None:
+    """The tenant's end user `external_id` and its database stamp, in one statement."""
+    with connection.cursor() as cursor:
+        # The subquery's unqualified columns are the memory's (the innermost FROM).
+        cursor.execute(
+            f"SELECT u.id, s.* FROM {EndUser._meta.db_table} u "
+            f"CROSS JOIN LATERAL ({_STAMP_SQL.replace('end_user_id = %s', 'end_user_id = u.id')}) s "
+            f"WHERE u.tenant_id = %s AND u.external_id = %s",
+            [Memory.Status.ACTIVE, tenant_id, external_id],
+        )
+        row = cursor.fetchone()
+    return (row[0], _stamp_text(*row[1:])) if row else None
 
 
 # --- the two cache layers ----------------------------------------------------------------------
@@ -296,19 +327,33 @@ def _shared_stamp(end_user_id: int) -> str:
 
 def user_index_get(*, end_user_id: int) -> UserIndex:
     """Return the user's current index, from the process, the shared cache or the database."""
-    model_id = current_model_id()
-    shared = _cache_is_shared()
     stamp = None
-    if shared:
+    if _cache_is_shared():
         try:
             stamp = _shared_stamp(end_user_id)
         except Exception:  # a cache outage must not fail recall: fall back to the database
             logger.warning("recall: shared cache unavailable, using database stamps", exc_info=True)
-            shared = False
     if stamp is None:
-        shared = False
-        stamp = _database_stamp(end_user_id)
+        return _index_at(end_user_id, _database_stamp(end_user_id), shared=False)
+    return _index_at(end_user_id, stamp, shared=True)
 
+
+def user_index_find(*, tenant_id: int, external_id: uuid.UUID) -> UserIndex | None:
+    """The current index of the tenant's end user `external_id`; None when the tenant has no
+    such user (another tenant's user included), as `memories.selectors.end_user_get` reads it.
+
+    The read path's lookup: without a shared cache the user and its database stamp come from
+    one statement, so a warm request makes one query."""
+    if _cache_is_shared():
+        end_user_id = _end_user_id(tenant_id, external_id)
+        return None if end_user_id is None else user_index_get(end_user_id=end_user_id)
+    found = _end_user_and_stamp(tenant_id, external_id)
+    return None if found is None else _index_at(*found, shared=False)
+
+
+def _index_at(end_user_id: int, stamp: str, *, shared: bool) -> UserIndex:
+    """The user's index as of `stamp`: the process's, the shared cache's or a new build."""
+    model_id = current_model_id()
     index = _local_get(end_user_id)
     if index is not None and index.stamp == stamp and index.model_id == model_id:
         return index

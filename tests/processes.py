@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
+import socket
 import subprocess
 import sys
+import tempfile
+import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 from bench.loadtest.server import free_port, gunicorn_process
 
-__all__ = ["ROOT", "clean_env", "free_port", "gunicorn", "http_get", "manage"]
+__all__ = ["ROOT", "clean_env", "free_port", "gunicorn", "http_get", "manage", "run_local"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -53,3 +59,32 @@ def gunicorn(
 ) -> contextlib.AbstractContextManager[subprocess.Popen]:
     """Serve the project under gunicorn as `make run` does, until the block ends."""
     return gunicorn_process(port=port, workers=workers, env=env, timeout=60)
+
+
+@contextlib.contextmanager
+def run_local(
+    port: int, env: dict[str, str], timeout: float = 90
+) -> Iterator[tuple[subprocess.Popen, IO[str]]]:
+    """Run `manage.py run_local` (what `make run` execs) until the block ends; yield it, its log."""
+    with tempfile.TemporaryFile("w+") as log:
+        process = subprocess.Popen(
+            [sys.executable, "manage.py", "run_local", "--port", str(port)],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + timeout
+            while not _listening(port):
+                if process.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    raise RuntimeError(f"run_local did not serve: {log.read()[-3000:]}")
+                time.sleep(0.1)
+            yield process, log
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0

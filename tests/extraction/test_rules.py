@@ -120,10 +120,26 @@ def test_allergies_and_health_facts_are_personal(text: str, caption: str) -> Non
         ("I'm a high school chemistry teacher.", "User is a high school chemistry teacher"),
         ("I'm a software engineer at Google.", "User is a software engineer at Google"),
         ("I'm the CEO of a small startup.", "User is the CEO of a small startup"),
+        (
+            "I've been a nurse in Leeds for ten years.",
+            "User has been a nurse in Leeds for ten years",
+        ),
+        (
+            "honestly i've been working at the council since 2019",
+            "User has been working at the council since 2019",
+        ),
+        ("I have worked as a chef for 3 years", "User has worked as a chef for 3 years"),
     ],
 )
 def test_work_and_jobs_are_extracted(text: str, caption: str) -> None:
     assert captions(text) == [caption]
+
+
+@pytest.mark.parametrize(
+    "text", ["I've been a teacher, a long time ago.", "I've worked as a waiter in my time."]
+)
+def test_a_past_job_without_a_duration_is_not_taken_as_the_current_one(text: str) -> None:
+    assert not any(c.startswith(("User has been", "User works")) for c in captions(text))
 
 
 @pytest.mark.parametrize(
