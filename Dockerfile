@@ -12,6 +12,7 @@ COPY integrations ./integrations
 COPY memories ./memories
 COPY extraction ./extraction
 COPY recall ./recall
+COPY agents ./agents
 COPY templates ./templates
 COPY manage.py ./
 RUN pip install --no-cache-dir -e . \

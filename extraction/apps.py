@@ -6,5 +6,6 @@ class ExtractionConfig(AppConfig):
     verbose_name = "Extraction"
 
     def ready(self) -> None:
-        # Registers the job task in every process, so `extraction_job_enqueue` finds it by name.
-        from extraction import tasks  # noqa: F401
+        # Registers the job task in every process, so `extraction_job_enqueue` finds it by name,
+        # and the receiver that deletes an erased user's or session's jobs.
+        from extraction import receivers, tasks  # noqa: F401

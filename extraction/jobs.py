@@ -25,7 +25,7 @@ from extraction.pipeline import Usage, conversation_memories_write
 from extraction.selectors import extraction_jobs_stalled
 from integrations.embeddings import EmbeddingError
 from integrations.llm import LLMError
-from memories.models import Memory, Tenant
+from memories.models import AgentSession, EndUser, Memory, Tenant
 from memories.selectors import memory_visible_count
 from memories.services.memories import (
     agent_session_get_or_create,
@@ -33,15 +33,24 @@ from memories.services.memories import (
     end_user_lock,
     memory_cap_enforce,
 )
-from memories.signals import memories_changed_on_commit
+from memories.signals import ErasureShare, memories_changed_on_commit
 from memory_platform.celery import app as celery_app
-from memory_platform.exceptions import UpstreamUnavailable
+from memory_platform.exceptions import NotFound, UpstreamUnavailable
 
 logger = logging.getLogger(__name__)
 
 # The Celery task that runs a job (extraction/tasks.py registers it under this name, the one
 # Celery gave it by default before, so messages queued by an older release still run).
 JOB_RUN_TASK = "extraction.tasks.extraction_job_run_task"
+
+
+class ExtractionJobGone(NotFound):
+    """The job's user was erased while it waited: there is nothing left to extract for."""
+
+    default_message = (
+        "This user's data was erased while the conversation waited to be extracted; "
+        "nothing was kept."
+    )
 
 
 class ExtractionFailed(Exception):
@@ -94,7 +103,8 @@ def extraction_job_submit(
 def extraction_job_run(*, job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
     """Run one job to the end; return it and whether it ran now (False: it had succeeded).
 
-    Raises ExtractionFailed after recording the failure on the job, conversation kept.
+    Raises ExtractionFailed after recording the failure on the job, conversation kept, and
+    ExtractionJobGone when the user was erased meanwhile.
     """
     ExtractionJob.objects.filter(pk=job_id).exclude(status=ExtractionJob.Status.SUCCEEDED).update(
         status=ExtractionJob.Status.RUNNING, started_at=timezone.now()
@@ -130,6 +140,9 @@ def extraction_job_run(*, job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
             job.save()
             memories_changed_on_commit(end_user_ids=[job.end_user_id])
             return job, True
+    except ExtractionJob.DoesNotExist:
+        # An erasure of the user (DELETE /users, /sessions) took the job while it waited.
+        raise ExtractionJobGone() from None
     except (LLMError, EmbeddingError) as exc:
         job = _job_record_failure(job_id=job_id, error=exc, usage=usage)
         raise ExtractionFailed(job, exc) from exc
@@ -205,6 +218,32 @@ def extraction_perform(
     )
 
 
+def extraction_jobs_erase(
+    *, end_user: EndUser, session: AgentSession | None, memory_ids: frozenset[str]
+) -> ErasureShare:
+    """Delete the jobs of an erased user (`session` None) or session, conversations and all.
+
+    Runs inside the erasure's transaction (`memories.services.erasure`). For a session, also
+    answer which of its `memory_ids` a job of another session, or of no session, saved too:
+    those were stated elsewhere and stay.
+    """
+    jobs = ExtractionJob.objects.filter(end_user=end_user)
+    stated_elsewhere: frozenset[str] = frozenset()
+    if session is not None:
+        saved = ExtractionJob.memories_saved.through.objects.filter(
+            extractionjob__end_user=end_user, memory_id__in=memory_ids
+        )
+        # exclude() on a nullable key keeps the jobs sent without a session: another source.
+        elsewhere = saved.exclude(extractionjob__session=session)
+        stated_elsewhere = frozenset(elsewhere.values_list("memory_id", flat=True))
+        jobs = jobs.filter(session=session)
+    _, per_model = jobs.delete()
+    return ErasureShare(
+        deleted={"jobs": per_model.get(ExtractionJob._meta.label, 0)},
+        stated_elsewhere=stated_elsewhere,
+    )
+
+
 def extraction_job_enqueue(*, job_id: uuid.UUID) -> None:
     """Hand the job to a Celery worker after commit; run it inline if the broker is down."""
 
@@ -217,7 +256,7 @@ def extraction_job_enqueue(*, job_id: uuid.UUID) -> None:
         except Exception:
             # The broker is unreachable: degrade to running it here rather than lose it.
             logger.exception("could not enqueue extraction job %s; running it inline", job_id)
-            with contextlib.suppress(ExtractionFailed):
+            with contextlib.suppress(ExtractionFailed, ExtractionJobGone):
                 extraction_job_run(job_id=job_id)
 
     transaction.on_commit(send)
@@ -252,6 +291,8 @@ def extraction_jobs_retry(
             extraction_job_run(job_id=job_id)
         except ExtractionFailed:
             summary["failed"] += 1
+        except ExtractionJobGone:
+            pass  # erased with its user since it was listed
         else:
             summary["succeeded"] += 1
     if summary["stalled"]:

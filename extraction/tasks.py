@@ -11,6 +11,7 @@ from django.conf import settings
 from extraction.jobs import (
     JOB_RUN_TASK,
     ExtractionFailed,
+    ExtractionJobGone,
     extraction_job_run,
     extraction_jobs_retry,
 )
@@ -31,6 +32,9 @@ def extraction_job_run_task(self, job_id: str) -> str:
             return "failed"
         countdown = settings.MEMORY_TASK_RETRY_BACKOFF * (2**self.request.retries)
         raise self.retry(exc=exc, countdown=countdown) from exc
+    except ExtractionJobGone:
+        logger.info("job %s was erased with its user before it ran", job_id)
+        return "erased"
     return job.status
 
 

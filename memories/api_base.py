@@ -11,6 +11,7 @@ import uuid
 from typing import Any
 
 from django.core.validators import RegexValidator
+from django.http import QueryDict
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 from rest_framework.views import APIView
@@ -18,7 +19,7 @@ from rest_framework.views import APIView
 from memories.models import EndUser
 from memories.selectors import end_user_get
 from memories.throttling import EndUserRateThrottle
-from memory_platform.exceptions import NotFound
+from memory_platform.exceptions import InvalidInput, NotFound
 
 MEMORY_ID_PATTERN = re.compile(r"^mem_[A-Za-z0-9]{16}$")
 # A comma-separated list of memory ids, as /memories/full reads it (blanks around commas and
@@ -37,7 +38,7 @@ class ErrorSerializer(serializers.Serializer):
 _ERROR_DESCRIPTIONS = {
     400: "Invalid input (bad UUID, missing field, wrong type, bad ids, oversized).",
     401: "Missing, unknown or revoked API key.",
-    404: "Unknown user_id or memory for this API key's tenant.",
+    404: "Unknown user_id, memory or session for this API key's tenant.",
     413: "Request body over the size limit.",
     429: "More than MEMORY_RATE_LIMIT requests a minute for this user_id (Retry-After).",
     502: "The LLM failed; the conversation is kept as a failed job for a retry.",
@@ -55,6 +56,11 @@ def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
 
 def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
     """The validated data of `serializer_class` over `data`, or a 400."""
+    if isinstance(data, QueryDict):
+        # Django would read only the last of `?prompt=a&prompt=b`: ambiguous, so refused.
+        repeated = sorted(name for name, values in data.lists() if len(values) > 1)
+        if repeated:
+            raise InvalidInput(f"Query parameter given more than once: {', '.join(repeated)}.")
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
@@ -91,6 +97,10 @@ class StrictCharField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+class QueryCharField(_GivenValue, StrictCharField):
+    """An optional text query parameter: absent is absent, blank is a 400."""
 
 
 class StrictUUIDField(serializers.UUIDField):

@@ -297,6 +297,7 @@ class DeletionRecord(models.Model):
         PRUNED = "pruned", "Pruned by an operator command"
         OPERATOR = "operator", "Deleted by an operator"
         DISCARDED = "discarded", "Discarded in review"
+        ERASED = "erased", "Erased with its session"
 
     memory_id = models.CharField(max_length=20)
     end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="deletions")
@@ -313,3 +314,45 @@ class DeletionRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.memory_id} deleted ({self.reason})"
+
+
+class ErasureRecord(models.Model):
+    """A content-free trace that an end user, or one of their sessions, was erased on request.
+
+    Not tied to the EndUser row, which an erasure of the whole user deletes: it keeps the
+    tenant, the user's id (and the session's), how many rows of each kind went, when and who
+    asked, and never any text.
+    """
+
+    class Scope(models.TextChoices):
+        USER = "user", "The whole end user"
+        SESSION = "session", "One session of the end user"
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="erasures")
+    external_id = models.UUIDField(help_text="The erased user's user_id.")
+    scope = models.CharField(max_length=20, choices=Scope.choices)
+    session_external_id = models.CharField(max_length=255, blank=True)
+    # The receipt's counts: {"memories": n, "versions": n, "jobs": n, "sessions": n, ...}.
+    deleted = models.JSONField(default=dict)
+    actor_type = models.CharField(max_length=20, choices=MemoryVersion.Actor.choices)
+    actor = models.CharField(max_length=150, blank=True)
+    erased_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    models.Q(scope="user", session_external_id="")
+                    | (models.Q(scope="session") & ~models.Q(session_external_id=""))
+                ),
+                name="erasurerecord_session_iff_session_scope",
+            ),
+        ]
+        indexes = [
+            # Audit look-ups of what was erased of one user.
+            models.Index(fields=["tenant", "external_id"], name="erasurerecord_user"),
+        ]
+
+    def __str__(self) -> str:
+        where = f" session {self.session_external_id}" if self.session_external_id else ""
+        return f"{self.external_id}{where} erased"

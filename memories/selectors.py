@@ -30,6 +30,22 @@ def memory_visible_count(*, end_user: EndUser) -> int:
     return Memory.objects.filter(end_user=end_user, status__in=VISIBLE_STATUSES).count()
 
 
+def memory_profile_list(*, end_user_id: int) -> models.QuerySet[Memory]:
+    """The user's stable profile: active personal facts, the surest and most used first."""
+    return Memory.objects.filter(
+        end_user_id=end_user_id, status=Memory.Status.ACTIVE, category=Memory.Category.PERSONAL
+    ).order_by("-confidence", "-access_count", "-created_at", "id")
+
+
+def memory_session_list(*, end_user_id: int, session_id: str) -> models.QuerySet[Memory]:
+    """The user's active memories that came from one of its sessions, newest first."""
+    return Memory.objects.filter(
+        end_user_id=end_user_id,
+        status=Memory.Status.ACTIVE,
+        source_session__external_id=session_id,
+    ).order_by("-created_at", "id")
+
+
 # --- operators: the admin's review queue and the store's statistics ------------------------
 
 

@@ -21,10 +21,15 @@ _PERIOD_SECONDS = 60
 
 
 def _end_user_id(request: Request) -> str | None:
-    """The `user_id` the request acts for: in the query, or in a JSON body's top level."""
-    user_id = request.query_params.get("user_id")
+    """The `user_id` the request acts for: in the path (DELETE /users/{user_id}), the query, a
+    JSON body's top level, or the arguments of a tool call."""
+    user_id = (request.parser_context or {}).get("kwargs", {}).get("user_id")
+    user_id = user_id or request.query_params.get("user_id")
     if user_id is None and request.method == "POST" and isinstance(request.data, dict):
         user_id = request.data.get("user_id")
+        arguments = request.data.get("arguments")
+        if user_id is None and isinstance(arguments, dict):
+            user_id = arguments.get("user_id")
     return user_id if isinstance(user_id, str) and user_id else None
 
 
@@ -52,6 +57,27 @@ def counter_increment(cache: BaseCache, key: str, timeout: int) -> int:
     return cache.incr(key)  # another process created it in between
 
 
+def end_user_rate_wait(*, tenant_id: int, user_id: str) -> float | None:
+    """Count one request of the tenant's user; None if allowed, else seconds to wait.
+
+    Every door counts here: the API's throttle and the MCP tool calls, on the same counter."""
+    if not getattr(settings, "RATELIMIT_ENABLE", True):
+        return None
+    value = f"{tenant_id}:{user_id.strip().lower()}"
+    rate = f"{settings.MEMORY_RATE_LIMIT}/m"
+    window = _get_window(value, _PERIOD_SECONDS)
+    key = _make_cache_key(RATE_LIMIT_GROUP, window, rate, value, ALL)
+    try:
+        cache = caches[getattr(settings, "RATELIMIT_USE_CACHE", "default")]
+        count = counter_increment(cache, key, _PERIOD_SECONDS + EXPIRATION_FUDGE)
+    except Exception:
+        # Without its counter store the limit cannot be checked; serving beats refusing all.
+        return None
+    if count > settings.MEMORY_RATE_LIMIT:
+        return max(1, window - int(time.time()))
+    return None
+
+
 class EndUserRateThrottle(BaseThrottle):
     """At most MEMORY_RATE_LIMIT requests a minute per (tenant, user_id), over all endpoints.
 
@@ -63,25 +89,11 @@ class EndUserRateThrottle(BaseThrottle):
         self._wait: float | None = None
 
     def allow_request(self, request: Request, view: Any) -> bool:
-        if not getattr(settings, "RATELIMIT_ENABLE", True):
-            return True
         user_id = _end_user_id(request)
         if user_id is None:
             return True  # nothing to count against: validation answers the request
-        value = f"{request.user.tenant.pk}:{user_id.strip().lower()}"
-        rate = f"{settings.MEMORY_RATE_LIMIT}/m"
-        window = _get_window(value, _PERIOD_SECONDS)
-        key = _make_cache_key(RATE_LIMIT_GROUP, window, rate, value, ALL)
-        try:
-            cache = caches[getattr(settings, "RATELIMIT_USE_CACHE", "default")]
-            count = counter_increment(cache, key, _PERIOD_SECONDS + EXPIRATION_FUDGE)
-        except Exception:
-            # Without its counter store the limit cannot be checked; serving beats refusing all.
-            return True
-        if count > settings.MEMORY_RATE_LIMIT:
-            self._wait = max(1, window - int(time.time()))
-            return False
-        return True
+        self._wait = end_user_rate_wait(tenant_id=request.user.tenant.pk, user_id=user_id)
+        return self._wait is None
 
     def wait(self) -> float | None:
         """Seconds until the window resets (the Retry-After of the 429)."""

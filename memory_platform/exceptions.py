@@ -48,6 +48,14 @@ class NotFound(ApplicationError):
     default_message = "Not found."
 
 
+class RateLimited(ApplicationError):
+    """More requests for one end user than the rate limit allows (outside DRF's throttles)."""
+
+    status_code = 429
+    code = "rate_limited"
+    default_message = "Too many requests for this user_id; retry after the given seconds."
+
+
 class UpstreamUnavailable(ApplicationError):
     """The LLM (or another upstream) failed after retries."""
 

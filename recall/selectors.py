@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import logging
+import uuid
 from dataclasses import dataclass
 
 import numpy as np
 from django.conf import settings
 
 from integrations.embeddings import EmbeddingError, embed_query
-from memories.models import EndUser
+from memories.models import EndUser, Tenant
 from recall.access import access_record
 from recall.domains import names, needs, reading
-from recall.index import UserIndex, user_index_get
+from recall.index import UserIndex, user_index_find, user_index_get
 from recall.lexical import tokenize
 from recall.ranking import MODES, Query, Ranked, rank
 from recall.rerank import llm_choose
@@ -60,13 +61,42 @@ def memory_recall(
     """The user's active memories most relevant to `prompt`, best first, optionally explained.
 
     A user the tenant has never seen (None) has no memories."""
+    mode = _checked_mode(mode)
+    index = None if end_user is None else user_index_get(end_user_id=end_user.pk)
+    return _recall(index, prompt=prompt, limit=limit, mode=mode, explain=explain)
+
+
+def memory_recall_for_external_id(
+    *,
+    tenant: Tenant,
+    external_id: uuid.UUID,
+    prompt: str,
+    limit: int = 10,
+    mode: str | None = None,
+    explain: bool = False,
+) -> Recall:
+    """`memory_recall` for the tenant's end user `external_id`; a user the tenant has never seen
+    (another tenant's included) has no memories.
+
+    The API's path: the user is looked up together with its index's freshness, one query on a
+    warm request instead of an ORM lookup and then the stamp."""
+    mode = _checked_mode(mode)
+    index = user_index_find(tenant_id=tenant.pk, external_id=external_id)
+    return _recall(index, prompt=prompt, limit=limit, mode=mode, explain=explain)
+
+
+def _checked_mode(mode: str | None) -> str:
     mode = mode or settings.RECALL_MODE
     if mode not in MODES:
         raise ValueError(f"unknown recall mode {mode!r}; expected one of {', '.join(MODES)}")
-    if end_user is None:
-        return Recall([], {"reason": "no memories", "mode": mode} if explain else None)
-    index = user_index_get(end_user_id=end_user.pk)
-    if index.size == 0 or limit <= 0 or not prompt.strip():
+    return mode
+
+
+def _recall(
+    index: UserIndex | None, *, prompt: str, limit: int, mode: str, explain: bool
+) -> Recall:
+    """Rank the memories of `index` (None: a user with none) for `prompt`."""
+    if index is None or index.size == 0 or limit <= 0 or not prompt.strip():
         # Nothing to rank: skip the query embedding altogether.
         return Recall([], {"reason": "no memories", "mode": mode} if explain else None)
     signals: tuple = ()

@@ -6,6 +6,7 @@ Changes go through services (`memory_operator_edit`, `memory_delete_many`), read
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from django import forms
@@ -18,15 +19,18 @@ from memories.models import (
     AgentSession,
     DeletionRecord,
     EndUser,
+    ErasureRecord,
     Memory,
     MemoryVersion,
     Tenant,
     TenantAPIKey,
 )
 from memories.selectors import memory_admin_list
+from memories.services.erasure import end_user_erase
 from memories.services.memories import memory_delete_many
 from memories.services.reviews import ReviewError, memory_operator_edit
 from memories.text import content_hash
+from memory_platform.exceptions import NotFound
 
 
 @admin.register(Tenant)
@@ -55,6 +59,26 @@ class EndUserAdmin(admin.ModelAdmin):
     list_filter = ["tenant"]
     list_select_related = ["tenant"]
     search_fields = ["external_id"]
+
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> tuple:
+        """The erasure deletes what hangs off the user (versions, reviews, audit rows, jobs):
+        the operator needs the right to delete end users only."""
+        deleted, counts, _perms_needed, protected = super().get_deleted_objects(objs, request)
+        return deleted, counts, set(), protected
+
+    def delete_model(self, request: HttpRequest, obj: EndUser) -> None:
+        self.delete_queryset(request, EndUser.objects.filter(pk=obj.pk))
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[EndUser]) -> None:
+        """Deleting an end user is an erasure: its record stays, recall forgets the user."""
+        for end_user in queryset.select_related("tenant"):
+            with contextlib.suppress(NotFound):  # erased meanwhile
+                end_user_erase(
+                    tenant=end_user.tenant,
+                    external_id=end_user.external_id,
+                    actor_type=MemoryVersion.Actor.OPERATOR,
+                    actor=request.user.get_username(),
+                )
 
 
 @admin.register(AgentSession)
@@ -233,3 +257,20 @@ class DeletionRecordAdmin(_ReadOnlyAdmin):
     list_filter = ["reason", "actor_type"]
     list_select_related = ["end_user"]
     search_fields = ["=memory_id", "end_user__external_id"]
+
+
+@admin.register(ErasureRecord)
+class ErasureRecordAdmin(_ReadOnlyAdmin):
+    list_display = [
+        "external_id",
+        "scope",
+        "session_external_id",
+        "tenant",
+        "deleted",
+        "actor_type",
+        "actor",
+        "erased_at",
+    ]
+    list_filter = ["scope", "actor_type", "tenant"]
+    list_select_related = ["tenant"]
+    search_fields = ["external_id", "session_external_id"]

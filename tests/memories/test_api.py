@@ -523,3 +523,16 @@ def test_deleting_a_memory_held_for_review_closes_its_review(api, llm):
         None,
     )
     assert Memory.objects.get().full_text == "User likes coffee"
+
+
+@pytest.mark.parametrize(
+    "path", ["/memories/relevant", "/memories/list", "/memories/context", "/memories/full"]
+)
+def test_a_query_parameter_given_twice_is_a_400_not_a_silent_choice(api, path):
+    user_id = uuid.uuid4()
+    query = f"user_id={user_id}&user_id={uuid.uuid4()}&prompt=coffee&ids=mem_AbCdEfGhIjKlMnOp"
+
+    response = api.get(f"{path}?{query}")
+
+    assert response.status_code == 400
+    assert "given more than once: user_id" in response.json()["error"]["message"]

@@ -113,3 +113,38 @@ def test_a_url_too_long_for_the_server_is_refused_in_the_json_shape(served):
 
     assert status == 414 and headers["Content-Type"] == "application/json"
     assert body["error"]["code"] == "uri_too_long"
+
+
+def test_erasing_a_session_then_the_user_over_http_forgets_them_in_every_worker(served):
+    base, key = served
+    user_id = uuid.uuid4()
+    for session_id, text in [("chat/1", "I live in Lisbon."), (None, "My cat is called Miso.")]:
+        body = {"user_id": str(user_id), "conversation": [{"role": "user", "content": text}]}
+        if session_id:
+            body["session_id"] = session_id
+        assert call(base, key, "POST", "/memories/extract", body)[0] == 201
+
+    def recalled(prompt: str) -> list[list[str]]:
+        path = f"/memories/relevant?user_id={user_id}&prompt={prompt.replace(' ', '%20')}"
+        # Several calls: both gunicorn workers answer, each from its own or the shared index.
+        return [[m["caption"] for m in call(base, key, "GET", path)[2]["memories"]]
+                for _ in range(4)]  # fmt: skip
+
+    assert recalled("where do I live") == [["User lives in Lisbon"]] * 4
+    status, _, session_receipt = call(base, key, "DELETE", f"/sessions/chat%2F1?user_id={user_id}")
+    assert status == 200
+    assert session_receipt["deleted"] == {
+        "memories": 1, "versions": 1, "jobs": 1, "sessions": 1, "reviews": 0,
+    }  # fmt: skip
+    assert recalled("where do I live") == [[]] * 4
+    assert recalled("what is my cat called") == [["User's cat is called Miso"]] * 4
+
+    status, _, receipt = call(base, key, "DELETE", f"/users/{user_id}")
+
+    assert status == 200
+    assert receipt == {
+        "user_id": str(user_id),
+        "deleted": {"memories": 1, "versions": 1, "jobs": 1, "sessions": 0, "reviews": 0},
+    }
+    assert recalled("what is my cat called") == [[]] * 4
+    assert call(base, key, "DELETE", f"/users/{user_id}")[0] == 404

@@ -1,10 +1,20 @@
+import uuid
+
 import numpy as np
 import pytest
 from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from memories.models import Memory
 from recall import index as recall_index
-from recall.index import local_index_clear, user_index_get, user_index_invalidate
+from recall.index import (
+    local_index_clear,
+    user_index_find,
+    user_index_get,
+    user_index_invalidate,
+)
+from tests.factories import TenantFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -142,3 +152,49 @@ def test_the_index_holds_the_stored_vectors_exactly(end_user, remember):
     assert index.ids == (tea.id, chess.id)
     assert index.vectors.dtype == np.float32
     assert np.array_equal(index.vectors, np.array(stored, dtype=np.float32))
+
+
+# --- the read path's lookup: the user and its index together -------------------------------
+
+
+def test_a_warm_lookup_by_user_id_is_one_query(end_user, remember):
+    (tea,) = remember(end_user, "User likes tea")
+    user_index_find(tenant_id=end_user.tenant_id, external_id=end_user.external_id)
+
+    with CaptureQueriesContext(connection) as queries:
+        index = user_index_find(tenant_id=end_user.tenant_id, external_id=end_user.external_id)
+
+    assert index.ids == (tea.id,) and index.end_user_id == end_user.pk
+    assert len(queries) == 1
+
+
+def test_the_lookup_sees_only_the_tenants_own_users(end_user, remember):
+    remember(end_user, "User likes tea")
+    other_tenant = TenantFactory()
+
+    assert user_index_find(tenant_id=other_tenant.pk, external_id=end_user.external_id) is None
+    assert user_index_find(tenant_id=end_user.tenant_id, external_id=uuid.uuid4()) is None
+
+
+def test_the_lookup_sees_a_write_by_another_process(end_user, remember):
+    (tea,) = remember(end_user, "User likes tea")
+    found = user_index_find(tenant_id=end_user.tenant_id, external_id=end_user.external_id)
+    assert found.ids == (tea.id,)
+
+    Memory.objects.filter(pk=tea.pk).update(caption="User likes green tea", content_hash="x" * 64)
+
+    again = user_index_find(tenant_id=end_user.tenant_id, external_id=end_user.external_id)
+    assert again.captions == ("User likes green tea",)
+    assert again.stamp == user_index_get(end_user_id=end_user.pk).stamp
+
+
+def test_with_redis_the_lookup_uses_the_shared_index(end_user, remember, redis_cache, monkeypatch):
+    (tea,) = remember(end_user, "User likes tea")
+    built = user_index_get(end_user_id=end_user.pk)
+    local_index_clear()  # a second worker
+    monkeypatch.setattr(recall_index, "_fetch_records", pytest.fail)
+
+    found = user_index_find(tenant_id=end_user.tenant_id, external_id=end_user.external_id)
+
+    assert found.ids == (tea.id,) and found.stamp == built.stamp
+    assert user_index_find(tenant_id=TenantFactory().pk, external_id=end_user.external_id) is None

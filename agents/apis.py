@@ -1,0 +1,88 @@
+"""The tools API: GET /tools (OpenAI function schemas) and POST /tools/call (run one)."""
+
+from __future__ import annotations
+
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agents.tools import TOOLS, tool_call
+from memories.api_base import StrictCharField, UserScopedApi, error_responses, validated
+
+
+class ToolListApi(APIView):
+    """GET /tools: the memory tools as OpenAI function-calling schemas, to hand to a model."""
+
+    @extend_schema_serializer(component_name="ToolListOutput")
+    class OutputSerializer(serializers.Serializer):
+        tools = serializers.ListField(
+            child=serializers.DictField(),
+            help_text='Each {"type": "function", "function": {"name", "description", '
+            '"parameters"}}, as the chat-completions `tools` parameter takes them.',
+        )
+
+    @extend_schema(
+        operation_id="tools_list",
+        responses={200: OutputSerializer, **error_responses(401)},
+    )
+    def get(self, request: Request) -> Response:
+        return Response({"tools": [tool.openai_schema() for tool in TOOLS.values()]})
+
+
+TOOL_CALL_SCHEMA = {
+    "oneOf": [
+        {
+            "type": "object",
+            "title": f"{tool.name} call",
+            "properties": {
+                "name": {"type": "string", "enum": [tool.name]},
+                "arguments": tool.parameters,
+            },
+            "required": ["name", "arguments"],
+        }
+        for tool in TOOLS.values()
+    ]
+}
+
+
+class _RequiredBodySchema(AutoSchema):
+    """drf-spectacular leaves a raw request schema optional; this body is required."""
+
+    def _get_request_body(self, direction: str = "request") -> dict | None:
+        body = super()._get_request_body(direction)
+        if body:
+            body["required"] = True
+        return body
+
+
+class ToolCallApi(UserScopedApi):
+    """POST /tools/call: run one tool call a model made, for this key's tenant."""
+
+    schema = _RequiredBodySchema()
+
+    class InputSerializer(serializers.Serializer):
+        name = StrictCharField(help_text=f"One of: {', '.join(TOOLS)}.")
+        arguments = serializers.DictField(
+            help_text="The call's arguments, as the model gave them (a JSON object; "
+            "OpenAI's string-encoded arguments are decoded first by the caller)."
+        )
+
+    @extend_schema(
+        operation_id="tools_call",
+        # The body as the schema states it: one of the tools, with that tool's arguments.
+        request={"application/json": TOOL_CALL_SCHEMA},
+        responses={
+            200: OpenApiResponse(OpenApiTypes.OBJECT, description="The tool's result."),
+            **error_responses(400, 401, 404, 429, 502, 503),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = validated(self.InputSerializer, request.data)
+        result = tool_call(
+            tenant=request.user.tenant, name=data["name"], arguments=data["arguments"]
+        )
+        return Response(result)

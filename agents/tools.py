@@ -1,0 +1,269 @@
+"""Memory as agent tools: remember, recall, forget and context, for one tenant's end users.
+
+One definition serves both front doors: OpenAI function-calling (`GET /tools`,
+`POST /tools/call`) and the MCP server (`agents.mcp`). Each tool validates its arguments with a
+serializer, so a model's malformed call gets the same 400 message whichever door it used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rest_framework import serializers
+
+from agents.speech import as_said_by_user
+from extraction.jobs import extraction_perform
+from memories.api_base import MEMORY_ID_PATTERN, StrictCharField, StrictUUIDField
+from memories.models import Tenant
+from memories.selectors import end_user_get
+from memories.services.memories import memory_delete
+from memory_platform.exceptions import InvalidInput, NotFound
+from recall.context import DEFAULT_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS, memory_context
+from recall.selectors import memory_recall_for_external_id
+
+# The longest note `remember` takes: a statement, not a transcript (send those to extract).
+MAX_REMEMBER_CHARS = 2_000
+MAX_QUERY_CHARS = 4_000
+MAX_RECALL_LIMIT = 50
+
+_USER_ID = {"type": "string", "format": "uuid", "description": "The end user's id (a UUID)."}
+# What the argument fields refuse besides length: a NUL character (as StrictCharField does).
+_NO_NUL = "^[^\\x00]*$"
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One operation an agent can call: its schema for the model, and how it runs."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    arguments: type[serializers.Serializer]
+    run: Callable[..., dict[str, Any]]
+
+    def openai_schema(self) -> dict[str, Any]:
+        """The tool as OpenAI's chat-completions `tools` list takes it."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+
+class _RememberArguments(serializers.Serializer):
+    user_id = StrictUUIDField()
+    # Taken as sent: a note of spaces is valid and remembers nothing.
+    text = StrictCharField(min_length=1, max_length=MAX_REMEMBER_CHARS, trim_whitespace=False)
+
+
+class _RecallArguments(serializers.Serializer):
+    user_id = StrictUUIDField()
+    query = StrictCharField(min_length=1, max_length=MAX_QUERY_CHARS, trim_whitespace=False)
+    limit = serializers.IntegerField(min_value=1, max_value=MAX_RECALL_LIMIT, default=10)
+
+
+class _ForgetArguments(serializers.Serializer):
+    user_id = StrictUUIDField()
+    memory_id = serializers.RegexField(MEMORY_ID_PATTERN)
+
+
+class _ContextArguments(serializers.Serializer):
+    user_id = StrictUUIDField()
+    prompt = StrictCharField(min_length=1, max_length=MAX_QUERY_CHARS, trim_whitespace=False)
+    max_tokens = serializers.IntegerField(
+        min_value=1, max_value=MAX_CONTEXT_TOKENS, default=DEFAULT_CONTEXT_TOKENS
+    )
+
+
+def _remember(*, tenant: Tenant, user_id: Any, text: str) -> dict[str, Any]:
+    # Through the write pipeline as a one-message conversation: dedup, conflicts and the cap
+    # apply exactly as they do to a conversation sent to /memories/extract.
+    outcome = extraction_perform(
+        tenant=tenant,
+        external_id=user_id,
+        messages=[{"role": "user", "content": as_said_by_user(text)}],
+    )
+    return {
+        "memories": [
+            {"id": m.id, "caption": m.caption, "status": m.status} for m in outcome.memories
+        ],
+        "total_user_memories": outcome.total_user_memories,
+    }
+
+
+def _recall(*, tenant: Tenant, user_id: Any, query: str, limit: int) -> dict[str, Any]:
+    recall = memory_recall_for_external_id(
+        tenant=tenant, external_id=user_id, prompt=query, limit=limit
+    )
+    return {
+        "memories": [{"id": m.id, "caption": m.caption, "score": m.score} for m in recall.memories]
+    }
+
+
+def _forget(*, tenant: Tenant, user_id: Any, memory_id: str) -> dict[str, Any]:
+    end_user = end_user_get(tenant=tenant, external_id=user_id)
+    if end_user is None:
+        raise NotFound("Unknown user_id for this API key.")
+    memory_delete(end_user=end_user, memory_id=memory_id, actor=f"tool forget, {tenant.name}")
+    return {"forgotten": memory_id}
+
+
+def _context(*, tenant: Tenant, user_id: Any, prompt: str, max_tokens: int) -> dict[str, Any]:
+    context = memory_context(
+        tenant=tenant, external_id=user_id, prompt=prompt, max_tokens=max_tokens
+    )
+    return {
+        "context": context.text,
+        "tokens": context.tokens,
+        "truncated": context.truncated,
+        "memories": [
+            {"id": m.id, "caption": m.caption, "tier": m.tier, "score": m.score}
+            for m in context.memories
+        ],
+    }
+
+
+TOOLS: dict[str, Tool] = {
+    tool.name: tool
+    for tool in (
+        Tool(
+            name="remember",
+            description=(
+                "Store a durable fact about the user (who they are, what they prefer, what "
+                "changed), in their words ('I moved to Lisbon') or as a note ('User moved to "
+                "Lisbon'). Duplicates are merged; a contradiction of a stored fact may be held "
+                "for review (status pending_review). Returns the memories saved."
+            ),
+            parameters={
+                "type": "object",
+                "properties": {
+                    "user_id": _USER_ID,
+                    "text": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": MAX_REMEMBER_CHARS,
+                        "pattern": _NO_NUL,
+                        "description": "The fact to remember about the user.",
+                    },
+                },
+                "required": ["user_id", "text"],
+                "additionalProperties": False,
+            },
+            arguments=_RememberArguments,
+            run=_remember,
+        ),
+        Tool(
+            name="recall",
+            description=(
+                "Find what you know about the user that matters for a question or task, best "
+                "first. Returns memory ids, captions and scores; nothing when none applies."
+            ),
+            parameters={
+                "type": "object",
+                "properties": {
+                    "user_id": _USER_ID,
+                    "query": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": MAX_QUERY_CHARS,
+                        "pattern": _NO_NUL,
+                        "description": "The question or task, in plain words.",
+                    },
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": MAX_RECALL_LIMIT,
+                        "default": 10,
+                        "description": "At most this many memories.",
+                    },
+                },
+                "required": ["user_id", "query"],
+                "additionalProperties": False,
+            },
+            arguments=_RecallArguments,
+            run=_recall,
+        ),
+        Tool(
+            name="forget",
+            description=(
+                "Delete one memory of the user for good, by the id recall or context gave, "
+                "when the user asks you to forget it or it is wrong."
+            ),
+            parameters={
+                "type": "object",
+                "properties": {
+                    "user_id": _USER_ID,
+                    "memory_id": {
+                        "type": "string",
+                        "pattern": MEMORY_ID_PATTERN.pattern,
+                        "description": "The memory's id, mem_ and 16 letters or digits.",
+                    },
+                },
+                "required": ["user_id", "memory_id"],
+                "additionalProperties": False,
+            },
+            arguments=_ForgetArguments,
+            run=_forget,
+        ),
+        Tool(
+            name="context",
+            description=(
+                "A block of what you remember about the user, ready to read before answering "
+                "a prompt, never longer than max_tokens (cl100k_base). Empty when the prompt "
+                "needs nothing about the user."
+            ),
+            parameters={
+                "type": "object",
+                "properties": {
+                    "user_id": _USER_ID,
+                    "prompt": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": MAX_QUERY_CHARS,
+                        "pattern": _NO_NUL,
+                        "description": "The prompt about to be answered.",
+                    },
+                    "max_tokens": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": MAX_CONTEXT_TOKENS,
+                        "default": DEFAULT_CONTEXT_TOKENS,
+                        "description": "Budget of the block in tokens.",
+                    },
+                },
+                "required": ["user_id", "prompt"],
+                "additionalProperties": False,
+            },
+            arguments=_ContextArguments,
+            run=_context,
+        ),
+    )
+}
+
+
+def tool_call(*, tenant: Tenant, name: str, arguments: Any) -> dict[str, Any]:
+    """Run the tool `name` with `arguments` (a JSON object) for the tenant; return its result.
+
+    Raises InvalidInput for an unknown tool or bad arguments, NotFound for an unknown memory.
+    """
+    tool = TOOLS.get(name)
+    if tool is None:
+        raise InvalidInput(f"Unknown tool {name!r}; the tools are: {', '.join(TOOLS)}.")
+    if not isinstance(arguments, dict):
+        raise InvalidInput("The tool's arguments must be a JSON object.")
+    unknown = sorted(set(arguments) - set(tool.parameters["properties"]))
+    if unknown:
+        raise InvalidInput(f"Unknown argument(s) for {name}: {', '.join(unknown)}.")
+    serializer = tool.arguments(data=arguments)
+    if not serializer.is_valid():
+        problems = "; ".join(
+            f"{field}: {' '.join(str(m) for m in messages)}"
+            for field, messages in serializer.errors.items()
+        )
+        raise InvalidInput(f"Invalid arguments for {name}: {problems}")
+    return tool.run(tenant=tenant, **serializer.validated_data)

@@ -1,0 +1,42 @@
+"""The service's WSGI application with the step timers of `bench.loadtest.steps` (bench only)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_platform.settings")
+
+from django.core.wsgi import get_wsgi_application
+
+from bench.loadtest.steps import (
+    DUMP_HEADER,
+    WSGI_STEP,
+    steps_dump,
+    steps_install,
+    steps_record,
+    steps_reset_if_asked,
+)
+
+_django = get_wsgi_application()
+steps_install(filter(None, os.environ.get("BENCH_STEPS", "").split(",")))
+_DUMP_KEY = "HTTP_" + DUMP_HEADER.upper().replace("-", "_")
+
+
+def application(environ: dict, start_response: Callable) -> list[bytes]:
+    """The service, timed; a dump request writes this worker's timings instead."""
+    if environ.get(_DUMP_KEY):
+        steps_dump()
+        start_response("204 No Content", [])
+        return []
+    steps_reset_if_asked()
+    started = time.perf_counter()
+    try:
+        result = _django(environ, start_response)
+        body = b"".join(result)
+        if hasattr(result, "close"):
+            result.close()  # request_finished runs here: part of the request's cost
+        return [body]
+    finally:
+        steps_record(WSGI_STEP, (time.perf_counter() - started) * 1e6)

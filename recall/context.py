@@ -1,0 +1,163 @@
+"""A context block ready to prepend to a prompt: tiers of memories packed under a token budget."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from integrations.tokens import get_encoding
+from memories.models import Tenant
+from memories.selectors import end_user_get, memory_profile_list, memory_session_list
+from recall.selectors import memory_recall
+
+# The tiers, in the order they are filled and shown, and their share of the budget. What a
+# tier leaves unused spills to the next, and what is still free at the end goes back to any
+# tier with memories left, in the same order.
+PROFILE, RELEVANT, SESSION = "profile", "relevant", "session"
+TIER_SHARES = {PROFILE: 0.3, RELEVANT: 0.5, SESSION: 0.2}
+TIER_TITLES = {
+    PROFILE: "About the user:",
+    RELEVANT: "Relevant to this request:",
+    SESSION: "Earlier in this session:",
+}
+HEADER = "What you remember about the user from earlier conversations [memory id]:"
+# How many memories each tier considers; a budget rarely holds more.
+TIER_CANDIDATES = 50
+# The largest budget a caller may ask for, and the one it gets by default.
+MAX_CONTEXT_TOKENS = 16_000
+DEFAULT_CONTEXT_TOKENS = 1_000
+# The callers' budgets are counted with this encoding (the offline files in integrations).
+ENCODING = "cl100k_base"
+
+
+@dataclass(frozen=True)
+class ContextMemory:
+    """One memory offered to (or placed in) the context."""
+
+    id: str
+    caption: str
+    tier: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Context:
+    """The packed block, its size in tokens, and the memories it holds, in block order."""
+
+    text: str
+    tokens: int
+    truncated: bool
+    memories: list[ContextMemory]
+
+
+EMPTY = Context(text="", tokens=0, truncated=False, memories=[])
+
+
+def count_tokens(text: str) -> int:
+    """Tokens of `text` as the callers count them (cl100k_base)."""
+    return len(get_encoding(ENCODING).encode_ordinary(text))
+
+
+def render(memories: Sequence[ContextMemory]) -> str:
+    """The block for `memories` (already in tier order): a header, then a titled list per tier."""
+    if not memories:
+        return ""
+    lines = [HEADER]
+    tier = None
+    for memory in memories:
+        if memory.tier != tier:
+            tier = memory.tier
+            lines.append(TIER_TITLES[tier])
+        lines.append(f"- {memory.caption} [{memory.id}]")
+    return "\n".join(lines) + "\n"
+
+
+def context_pack(
+    tiers: dict[str, list[ContextMemory]],
+    *,
+    max_tokens: int,
+    count: Callable[[str], int] = count_tokens,
+) -> Context:
+    """Choose whole memories, best first within each tier, so that the block fits `max_tokens`.
+
+    Pure: `tiers` maps a tier to its candidates, best first; a memory offered by two tiers is
+    placed in the first. Nothing relevant and nothing from the session: an empty block.
+    """
+    seen: set[str] = set()
+    offered: dict[str, list[ContextMemory]] = {}
+    for tier in TIER_SHARES:
+        offered[tier] = [m for m in tiers.get(tier, []) if m.id not in seen]
+        seen.update(m.id for m in offered[tier])
+    # A prompt that needs none of the user's memories (a general question) gets no context:
+    # the profile alone is not a reason to talk about the user.
+    if not tiers.get(RELEVANT) and not tiers.get(SESSION):
+        return EMPTY
+
+    # Costs are estimated per line (a title is paid by a tier's first memory), then the real
+    # block is counted and trimmed: the estimate only decides what is tried first.
+    cost = {m.id: count(f"- {m.caption} [{m.id}]\n") for ms in offered.values() for m in ms}
+    title_cost = {tier: count(title + "\n") for tier, title in TIER_TITLES.items()}
+    budget = max_tokens - count(HEADER + "\n")
+    active = [tier for tier in TIER_SHARES if offered[tier]]
+    share_total = sum(TIER_SHARES[tier] for tier in active)
+    chosen: dict[str, list[ContextMemory]] = {tier: [] for tier in TIER_SHARES}
+    used = 0
+
+    def fill(tier: str, allowance: float) -> float:
+        nonlocal used
+        for memory in offered[tier]:
+            if memory in chosen[tier]:
+                continue
+            price = cost[memory.id] + (0 if chosen[tier] else title_cost[tier])
+            if price <= allowance:
+                chosen[tier].append(memory)
+                allowance -= price
+                used += price
+        return allowance
+
+    carry = 0.0
+    for tier in active:
+        carry = fill(tier, budget * TIER_SHARES[tier] / share_total + carry)
+    for tier in active:
+        fill(tier, budget - used)
+
+    placed = [m for tier in TIER_SHARES for m in offered[tier] if m in chosen[tier]]
+    text = render(placed)
+    # Tokens can merge across line breaks: drop the last memory until the real count fits.
+    while placed and count(text) > max_tokens:
+        placed.pop()
+        text = render(placed)
+    truncated = len(placed) < sum(len(ms) for ms in offered.values())
+    return Context(text=text, tokens=count(text), truncated=truncated, memories=placed)
+
+
+def memory_context(
+    *,
+    tenant: Tenant,
+    external_id: uuid.UUID,
+    prompt: str,
+    max_tokens: int,
+    session_id: str | None = None,
+) -> Context:
+    """The tenant's end user's context for `prompt`; a user never seen has an empty one."""
+    end_user = end_user_get(tenant=tenant, external_id=external_id)
+    if end_user is None:
+        return EMPTY
+    profile = memory_profile_list(end_user_id=end_user.pk)[:TIER_CANDIDATES]
+    recalled = memory_recall(end_user=end_user, prompt=prompt, limit=TIER_CANDIDATES)
+    session = (
+        memory_session_list(end_user_id=end_user.pk, session_id=session_id)[:TIER_CANDIDATES]
+        if session_id
+        else []
+    )
+    return context_pack(
+        {
+            PROFILE: [ContextMemory(m.id, m.caption, PROFILE, m.confidence) for m in profile],
+            RELEVANT: [
+                ContextMemory(m.id, m.caption, RELEVANT, m.score) for m in recalled.memories
+            ],
+            SESSION: [ContextMemory(m.id, m.caption, SESSION, m.confidence) for m in session],
+        },
+        max_tokens=max_tokens,
+    )

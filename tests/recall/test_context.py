@@ -1,0 +1,191 @@
+"""The context block: tiers under a token budget counted with tiktoken's cl100k_base."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+import tiktoken
+
+from memories.models import AgentSession, Memory
+from recall.context import (
+    PROFILE,
+    RELEVANT,
+    SESSION,
+    ContextMemory,
+    context_pack,
+    count_tokens,
+    memory_context,
+)
+from tests.factories import EndUserFactory
+
+pytestmark = pytest.mark.django_db
+
+PROFILE_FACTS = (
+    "User lives in Porto with her partner Miguel",
+    "User works night shifts as an ICU nurse",
+    "User is allergic to penicillin",
+    "User's daughter Ana is seven years old",
+)
+OTHER_FACTS = (
+    "User has been training for a half marathon in March",
+    "User prefers short answers without bullet points",
+    "User is learning to bake sourdough bread at weekends",
+    "User drives a 2012 Honda Jazz that keeps stalling",
+)
+
+
+def _memories(tier: str, count: int, words: int = 12) -> list[ContextMemory]:
+    filler = " ".join(["detail"] * words)
+    return [
+        ContextMemory(f"mem_{tier[:3]}{i:04d}xxxxxx", f"User fact {i} {filler}", tier, 1 - i / 100)
+        for i in range(count)
+    ]
+
+
+def test_cl100k_counting_is_tiktokens_own():
+    text = "User lives in Porto [mem_AbCdEfGhIjKlMnOp]\n"
+    # The offline encoding is the published one: same ids as tiktoken's registry would give.
+    assert count_tokens(text) == len(tiktoken.Encoding(**_cl100k_params()).encode_ordinary(text))
+
+
+def _cl100k_params():
+    from integrations.tokens import get_encoding
+
+    encoding = get_encoding("cl100k_base")
+    return {
+        "name": "cl100k_check",
+        "pat_str": encoding._pat_str,
+        "mergeable_ranks": encoding._mergeable_ranks,
+        "special_tokens": encoding._special_tokens,
+    }
+
+
+@pytest.mark.parametrize("max_tokens", [1, 10, 25, 40, 64, 100, 250, 1000])
+def test_the_block_never_exceeds_the_budget_even_when_relevant_memories_alone_do(max_tokens):
+    tiers = {PROFILE: _memories(PROFILE, 20), RELEVANT: _memories(RELEVANT, 50, words=40)}
+
+    context = context_pack(tiers, max_tokens=max_tokens)
+
+    assert context.tokens == count_tokens(context.text) <= max_tokens
+    assert context.truncated
+    assert all(f"[{m.id}]" in context.text for m in context.memories)
+    # From a budget that holds the header and one line, something is always placed.
+    assert bool(context.memories) == (max_tokens >= 64)
+
+
+def test_each_tier_keeps_its_share_and_whole_memories_best_first():
+    tiers = {PROFILE: _memories(PROFILE, 30), RELEVANT: _memories(RELEVANT, 30)}
+
+    context = context_pack(tiers, max_tokens=300)
+
+    by_tier = {t: [m for m in context.memories if m.tier == t] for t in (PROFILE, RELEVANT)}
+    # Both tiers are represented, the relevant one (the larger share) with more memories.
+    assert 0 < len(by_tier[PROFILE]) < len(by_tier[RELEVANT])
+    for tier, placed in by_tier.items():
+        assert placed == tiers[tier][: len(placed)]
+        for memory in placed:
+            assert f"- {memory.caption} [{memory.id}]" in context.text
+
+
+def test_a_short_tier_spills_its_share_to_the_others():
+    few_profile = {PROFILE: _memories(PROFILE, 1), RELEVANT: _memories(RELEVANT, 40)}
+    many_profile = {PROFILE: _memories(PROFILE, 40), RELEVANT: _memories(RELEVANT, 40)}
+
+    spilled = context_pack(few_profile, max_tokens=400)
+    shared = context_pack(many_profile, max_tokens=400)
+
+    relevant = [m for m in spilled.memories if m.tier == RELEVANT]
+    assert len(relevant) > len([m for m in shared.memories if m.tier == RELEVANT])
+    # The budget is used, not left idle: less than one more memory's worth is free.
+    assert 400 - spilled.tokens < count_tokens(f"- {few_profile[RELEVANT][0].caption} [x]\n") + 10
+
+
+def test_a_memory_in_two_tiers_is_placed_once_in_the_first():
+    shared = ContextMemory("mem_shared0000000", "User is allergic to penicillin", PROFILE, 1.0)
+    tiers = {PROFILE: [shared], RELEVANT: [ContextMemory(shared.id, shared.caption, RELEVANT, 0.9)]}
+
+    context = context_pack(tiers, max_tokens=200)
+
+    assert [(m.id, m.tier) for m in context.memories] == [(shared.id, PROFILE)]
+    assert context.text.count(shared.id) == 1
+    assert not context.truncated
+
+
+def test_nothing_relevant_gives_an_empty_context_even_with_a_profile():
+    context = context_pack({PROFILE: _memories(PROFILE, 5), RELEVANT: []}, max_tokens=500)
+
+    assert (context.text, context.tokens, context.truncated, context.memories) == ("", 0, False, [])
+
+
+def test_an_unknown_user_gets_an_empty_context(tenant):
+    context = memory_context(
+        tenant=tenant, external_id=uuid.uuid4(), prompt="What should I cook?", max_tokens=500
+    )
+
+    assert context.text == "" and context.memories == []
+
+
+def test_a_personal_request_gets_the_profile_and_what_the_prompt_needs(end_user, remember):
+    remember(end_user, *PROFILE_FACTS, category=Memory.Category.PERSONAL)
+    remember(end_user, *OTHER_FACTS, category=Memory.Category.PREFERENCE)
+
+    context = memory_context(
+        tenant=end_user.tenant,
+        external_id=end_user.external_id,
+        prompt="Can you suggest a training plan for my half marathon around my shifts?",
+        max_tokens=1000,
+    )
+
+    tiers = {m.caption: m.tier for m in context.memories}
+    assert tiers["User has been training for a half marathon in March"] == RELEVANT
+    assert {tiers.get(fact) for fact in PROFILE_FACTS} <= {PROFILE, RELEVANT}
+    assert context.tokens == count_tokens(context.text) <= 1000
+    assert context.text.startswith("What you remember about the user")
+
+
+def test_a_general_question_gets_no_context(end_user, remember):
+    remember(end_user, *PROFILE_FACTS, category=Memory.Category.PERSONAL)
+
+    context = memory_context(
+        tenant=end_user.tenant,
+        external_id=end_user.external_id,
+        prompt="What is the boiling point of water at sea level?",
+        max_tokens=1000,
+    )
+
+    assert context.memories == []
+
+
+def test_the_session_tier_holds_what_that_session_said(end_user, remember):
+    session = AgentSession.objects.create(end_user=end_user, external_id="chat-42")
+    other = AgentSession.objects.create(end_user=end_user, external_id="chat-7")
+    (said_here,) = remember(end_user, OTHER_FACTS[3], source_session=session)
+    remember(end_user, OTHER_FACTS[2], source_session=other)
+
+    context = memory_context(
+        tenant=end_user.tenant,
+        external_id=end_user.external_id,
+        prompt="Any idea what that noise could be?",
+        max_tokens=1000,
+        session_id="chat-42",
+    )
+
+    placed = {m.id: m.tier for m in context.memories}
+    # Placed once, in the session tier unless recall already placed it as relevant.
+    assert placed[said_here.id] in {SESSION, RELEVANT}
+    assert SESSION not in {t for i, t in placed.items() if i != said_here.id}
+
+
+def test_another_tenants_user_reads_as_unknown(end_user, remember):
+    remember(end_user, *PROFILE_FACTS, category=Memory.Category.PERSONAL)
+    stranger = EndUserFactory()
+
+    context = memory_context(
+        tenant=stranger.tenant,
+        external_id=end_user.external_id,
+        prompt="Where do I live and who with?",
+        max_tokens=1000,
+    )
+
+    assert context.memories == []
