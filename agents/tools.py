@@ -114,18 +114,9 @@ def _forget(*, tenant: Tenant, user_id: Any, memory_id: str) -> dict[str, Any]:
 
 
 def _context(*, tenant: Tenant, user_id: Any, prompt: str, max_tokens: int) -> dict[str, Any]:
-    context = memory_context(
+    return memory_context(
         tenant=tenant, external_id=user_id, prompt=prompt, max_tokens=max_tokens
-    )
-    return {
-        "context": context.text,
-        "tokens": context.tokens,
-        "truncated": context.truncated,
-        "memories": [
-            {"id": m.id, "caption": m.caption, "tier": m.tier, "score": m.score}
-            for m in context.memories
-        ],
-    }
+    ).as_json()
 
 
 TOOLS: dict[str, Tool] = {

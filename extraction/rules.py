@@ -113,8 +113,18 @@ _CLAUSE_SPLIT = re.compile(
     rf"|(?:,\s*|\s+)(?:and|but|so|plus|while|whereas|although|though|because|since|as)\s+"
     rf"(?:now |then |also |finally |honestly )?{_SUBJECT_AHEAD}"
     r"|\s+and\s+(?=(?:just |recently |also |finally )?(?:got|started|took|picked|switched|moved|"
-    r"quit|gave|stopped|turned|thinking|trying|planning|hoping|wondering|looking)\b)"
+    r"quit|gave|stopped|turned|thinking|trying|planning|hoping|wondering|looking|"
+    # "I live in Porto and work as a nurse": a second fact whose "I" is left out.
+    r"live|work|study|teach|own|speak|play|love|like|prefer|hate|enjoy|drive|volunteer|"
+    r"am (?:a|an|allergic|vegetarian|vegan)\b|have (?:a|an|two|three|\d)\b)\b)"
     rf"|,\s*{_SUBJECT_AHEAD})\s*"
+)
+
+
+_ELIDED = re.compile(
+    r"(?:just |recently |also |finally )?(?:got|started|took|picked|switched|moved|quit|gave|"
+    r"stopped|turned|live|work|study|teach|own|speak|play|love|like|prefer|hate|enjoy|drive|"
+    r"volunteer|am|have)\b"
 )
 
 
@@ -127,7 +137,12 @@ def _clauses(sentence: str) -> list[tuple[str, str]]:
         connector = match.group().strip(" ,;()-\u2013\u2014").lower()
         start = match.end()
     pieces.append((connector, sentence[start:]))
-    return [(word, clause.strip(" ,")) for word, clause in pieces if clause.strip(" ,")]
+    return [
+        # A clause split off at "and" + verb has no subject of its own: it is still the user's.
+        (word, f"I {clause.strip(' ,')}" if word == "and" and _ELIDED.match(clause) else clause)
+        for word, clause in ((w, c.strip(" ,")) for w, c in pieces)
+        if clause
+    ]
 
 
 # A clause joined by one of these words qualifies the fact before it ("I'm vegetarian but I eat

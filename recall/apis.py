@@ -136,13 +136,4 @@ class MemoryContextApi(UserScopedApi):
             max_tokens=data["max_tokens"],
             session_id=data.get("session_id") or None,
         )
-        body = {
-            "context": context.text,
-            "tokens": context.tokens,
-            "truncated": context.truncated,
-            "memories": [
-                {"id": m.id, "caption": m.caption, "tier": m.tier, "score": m.score}
-                for m in context.memories
-            ],
-        }
-        return Response(self.OutputSerializer(body).data)
+        return Response(self.OutputSerializer(context.as_json()).data)

@@ -50,6 +50,18 @@ class Context:
     truncated: bool
     memories: list[ContextMemory]
 
+    def as_json(self) -> dict:
+        """The answer of GET /memories/context (and of the `context` tool)."""
+        return {
+            "context": self.text,
+            "tokens": self.tokens,
+            "truncated": self.truncated,
+            "memories": [
+                {"id": m.id, "caption": m.caption, "tier": m.tier, "score": m.score}
+                for m in self.memories
+            ],
+        }
+
 
 EMPTY = Context(text="", tokens=0, truncated=False, memories=[])
 

@@ -26,11 +26,12 @@ _DUMP_KEY = "HTTP_" + DUMP_HEADER.upper().replace("-", "_")
 
 def application(environ: dict, start_response: Callable) -> list[bytes]:
     """The service, timed; a dump request writes this worker's timings instead."""
+    # First: a worker that served none of the measured requests must not dump the warm-up's.
+    steps_reset_if_asked()
     if environ.get(_DUMP_KEY):
         steps_dump()
         start_response("204 No Content", [])
         return []
-    steps_reset_if_asked()
     started = time.perf_counter()
     try:
         result = _django(environ, start_response)
@@ -40,3 +41,5 @@ def application(environ: dict, start_response: Callable) -> list[bytes]:
         return [body]
     finally:
         steps_record(WSGI_STEP, (time.perf_counter() - started) * 1e6)
+        # A warm-up request its client gave up on may end after the reset: not a measured one.
+        steps_reset_if_asked()

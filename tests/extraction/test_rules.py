@@ -440,3 +440,22 @@ def test_the_offline_extractor_is_precise_on_the_labelled_set() -> None:
     assert report.precision > 0.8
     # Recall is reported rather than pursued; the floor only catches a rule that stops firing.
     assert report.recall > 0.6
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I live in Porto and work as a nurse", ["User lives in Porto", "User works as a nurse"]),
+        ("I'm vegetarian and live in Porto.", ["User is vegetarian", "User lives in Porto"]),
+        ("i quit smoking and started running", ["User quit smoking", "User started running"]),
+        ("I play guitar and love jazz", ["User plays guitar", "User loves jazz"]),
+    ],
+)
+def test_a_second_fact_whose_i_is_left_out_is_still_the_users(text, expected):
+    assert captions(text) == expected
+
+
+def test_someone_elses_second_fact_is_not_taken_as_the_users() -> None:
+    assert not any(
+        c.startswith("User works") for c in captions("My sister lives in Oslo and works at a bank")
+    )
