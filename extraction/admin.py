@@ -28,7 +28,8 @@ class ExtractionJobAdmin(admin.ModelAdmin):
     ]
     list_filter = ["status", "extractor", "end_user__tenant"]
     list_select_related = ["end_user__tenant"]
-    search_fields = ["=id", "end_user__external_id", "error"]
+    # "=request_id": paste the X-Request-ID a caller reports to find its job.
+    search_fields = ["=id", "=request_id", "end_user__external_id", "error"]
     list_per_page = 100
     show_full_result_count = False
     date_hierarchy = "created_at"
@@ -47,6 +48,7 @@ class ExtractionJobAdmin(admin.ModelAdmin):
         "conversation",
         "memories_saved",
         "error",
+        "request_id",
         "created_at",
         "started_at",
         "finished_at",

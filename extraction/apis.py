@@ -122,6 +122,8 @@ class ExtractionJobApi(APIView):
         memories_saved = MemorySavedSerializer(many=True)
         total_user_memories = serializers.IntegerField()
         error = serializers.CharField(source="job.error")
+        # The X-Request-ID of the request that submitted the job.
+        request_id = serializers.CharField(source="job.request_id")
         created_at = serializers.DateTimeField(source="job.created_at")
         finished_at = serializers.DateTimeField(source="job.finished_at", allow_null=True)
 

@@ -36,6 +36,7 @@ from memories.services.memories import (
 from memories.signals import ErasureShare, memories_changed_on_commit
 from memory_platform.celery import app as celery_app
 from memory_platform.exceptions import NotFound, UpstreamUnavailable
+from memory_platform.requests import TASK_HEADER, request_id_get
 
 logger = logging.getLogger(__name__)
 
@@ -95,7 +96,11 @@ def extraction_job_submit(
     job, created = ExtractionJob.objects.get_or_create(
         end_user=end_user,
         conversation_hash=conversation_hash(external_id=external_id, messages=messages),
-        defaults={"conversation": messages, "session": session},
+        defaults={
+            "conversation": messages,
+            "session": session,
+            "request_id": request_id_get() or "",
+        },
     )
     return job, created
 
@@ -246,11 +251,15 @@ def extraction_jobs_erase(
 
 def extraction_job_enqueue(*, job_id: uuid.UUID) -> None:
     """Hand the job to a Celery worker after commit; run it inline if the broker is down."""
+    request_id = request_id_get()
 
     def send() -> None:
         try:
             # By name: the task module imports this one, never the other way round.
-            celery_app.tasks[JOB_RUN_TASK].delay(str(job_id))
+            # The request id travels as a message header: the task's arguments stay ids only.
+            celery_app.tasks[JOB_RUN_TASK].apply_async(
+                args=[str(job_id)], headers={TASK_HEADER: request_id}
+            )
         except ExtractionFailed:
             pass  # an inline (eager) run failed: the job records it for a replay
         except Exception:

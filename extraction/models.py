@@ -36,6 +36,8 @@ class ExtractionJob(models.Model):
     truncated_messages = models.PositiveIntegerField(default=0)
     memories_saved = models.ManyToManyField(Memory, blank=True, related_name="extraction_jobs")
     error = models.TextField(blank=True)
+    # The X-Request-ID of the request that submitted the job (a replay keeps the first).
+    request_id = models.CharField(max_length=128, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

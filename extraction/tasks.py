@@ -15,26 +15,50 @@ from extraction.jobs import (
     extraction_job_run,
     extraction_jobs_retry,
 )
+from memory_platform.requests import TASK_HEADER, request_context
 
 logger = logging.getLogger(__name__)
 
 
 @shared_task(name=JOB_RUN_TASK, bind=True, max_retries=None, acks_late=True)
 def extraction_job_run_task(self, job_id: str) -> str:
-    """Run one extraction job; retry with backoff while the LLM is down, then leave it failed."""
+    """Run one extraction job; retry with backoff while the LLM is down, then leave it failed.
+
+    It runs under the id of the request that enqueued it (the `TASK_HEADER` message header),
+    so its log lines carry that id; a retry passes it on.
+    """
+    with request_context(_request_id_of(self.request)) as request_id:
+        return _job_run(self, job_id, request_id)
+
+
+def _request_id_of(request) -> str | None:
+    """The request id header: a worker makes custom headers attributes of the task's request,
+    an eager run keeps them under `headers`."""
+    return getattr(request, TASK_HEADER, None) or (request.headers or {}).get(TASK_HEADER)
+
+
+def _job_run(self, job_id: str, request_id: str) -> str:
     try:
         job, _ = extraction_job_run(job_id=uuid.UUID(job_id))
     except ExtractionFailed as exc:
         # Inline (eager) runs answer a request: they leave the job failed for a later replay
         # instead of retrying in the caller's thread.
         if self.request.is_eager or self.request.retries >= settings.MEMORY_TASK_MAX_RETRIES:
-            logger.error("job %s failed for good after %s retries", job_id, self.request.retries)
+            logger.error(
+                "job %s failed for good after %s retries",
+                job_id,
+                self.request.retries,
+                extra={"job_id": job_id},
+            )
             return "failed"
         countdown = settings.MEMORY_TASK_RETRY_BACKOFF * (2**self.request.retries)
-        raise self.retry(exc=exc, countdown=countdown) from exc
+        raise self.retry(exc=exc, countdown=countdown, headers={TASK_HEADER: request_id}) from exc
     except ExtractionJobGone:
-        logger.info("job %s was erased with its user before it ran", job_id)
+        logger.info(
+            "job %s was erased with its user before it ran", job_id, extra={"job_id": job_id}
+        )
         return "erased"
+    logger.info("job %s %s", job_id, job.status, extra={"job_id": job_id})
     return job.status
 
 

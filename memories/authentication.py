@@ -27,6 +27,7 @@ from rest_framework.request import Request
 
 from memories.models import Tenant, TenantAPIKey
 from memory_platform.exceptions import ServiceUnavailable
+from memory_platform.requests import request_context_set_tenant
 
 # How long another process may go on accepting a key after it was revoked.
 KEY_CACHE_SECONDS = 5.0
@@ -117,6 +118,7 @@ class TenantAPIKeyAuthentication(authentication.BaseAuthentication):
         digest = hashlib.sha256(raw_key.encode()).digest()
         if (remembered := _remembered(digest)) is not None:
             tenant, key = remembered
+            request_context_set_tenant(tenant.name)  # for the request's access log line
             return TenantPrincipal(tenant, key), key
         prefix, _, _ = raw_key.partition(".")
         try:
@@ -135,6 +137,7 @@ class TenantAPIKeyAuthentication(authentication.BaseAuthentication):
         if key.has_expired or not tenant.is_active:
             raise exceptions.AuthenticationFailed("Unknown or revoked API key.")
         _remember(digest, key, tenant)
+        request_context_set_tenant(tenant.name)
         return TenantPrincipal(tenant, key), key
 
     def authenticate_header(self, request: Request) -> str:

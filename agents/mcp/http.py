@@ -87,8 +87,8 @@ async def _serve(tenant: Tenant, scope: dict[str, Any], body: bytes) -> tuple[in
 class McpApi(APIView):
     """The MCP endpoint (streamable HTTP, stateless, JSON responses) for the key's tenant."""
 
-    # The body is the SDK's to parse; DRF never reads it (nor counts a user: the user_id is
-    # inside the JSON-RPC message).
+    # The body is the SDK's to parse; DRF never reads it. The user_id is inside the JSON-RPC
+    # message, so each tool call counts against its user's limit itself (agents.mcp.server).
     throttle_classes: list[type] = []
 
     def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:

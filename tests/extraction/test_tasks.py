@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import json
+import logging
 import time
 import uuid
 
@@ -14,6 +16,8 @@ from extraction.jobs import JOB_RUN_TASK, extraction_perform
 from extraction.models import ExtractionJob
 from extraction.tasks import extraction_job_run_task
 from memory_platform.celery import app as celery_app
+from memory_platform.jsonlog import JsonFormatter
+from memory_platform.requests import request_context
 from tests.factories import TenantFactory
 from tests.scripted_llm import ScriptedLLM, fact
 
@@ -42,6 +46,24 @@ def celery_on_redis(redis_url, settings):
         yield
     celery_app.conf.update(previous)
     _drop_broker_connections()
+
+
+@pytest.fixture
+def task_log():
+    """The extraction task's log lines, formatted as JSON in the worker's thread."""
+    lines: list[dict] = []
+
+    class Lines(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(json.loads(JsonFormatter().format(record)))
+
+    logger = logging.getLogger("extraction.tasks")
+    handler, previous = Lines(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    yield lines
+    logger.removeHandler(handler)
+    logger.setLevel(previous)
 
 
 def _wait_for(job_id, statuses: set[str], timeout: float = 30) -> ExtractionJob:
@@ -79,21 +101,36 @@ def test_a_queued_job_is_run_by_a_worker_through_the_broker(llm_settings, celery
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_worker_retries_while_the_llm_is_down_then_succeeds(llm_settings, celery_on_redis):
+def test_the_worker_retries_while_the_llm_is_down_then_succeeds(
+    llm_settings, celery_on_redis, task_log
+):
     llm = ScriptedLLM(llm_settings)
     llm.learn("kayak", fact("User owns a red kayak", "personal"))
     llm_settings.fail(503, times=3)  # the first task attempt exhausts its HTTP retries
 
-    outcome = extraction_perform(
-        tenant=TenantFactory(),
-        external_id=uuid.uuid4(),
-        messages=[{"role": "user", "content": "I own a kayak"}],
-        run_async=True,
-    )
+    with request_context("caller-42"):  # the request that enqueued the job
+        outcome = extraction_perform(
+            tenant=TenantFactory(),
+            external_id=uuid.uuid4(),
+            messages=[{"role": "user", "content": "I own a kayak"}],
+            run_async=True,
+        )
 
     job = _wait_for(outcome.job.id, {"succeeded"})
     assert job.attempts == 2
     assert job.memories_saved.count() == 1
+    # The id follows the job onto its row and, through a retry, into the worker's log lines.
+    assert job.request_id == "caller-42"
+    _wait_until(lambda: task_log)
+    assert [(line["request_id"], line["job_id"]) for line in task_log] == [
+        ("caller-42", str(job.id))
+    ]
+
+
+def _wait_until(condition, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 @pytest.mark.django_db(transaction=True)
