@@ -33,6 +33,7 @@ from memories.services.memories import (
     end_user_lock,
     memory_cap_enforce,
 )
+from memories.services.usage import tenant_usage_add
 from memories.signals import ErasureShare, memories_changed_on_commit
 from memory_platform.celery import app as celery_app
 from memory_platform.exceptions import NotFound, UpstreamUnavailable
@@ -143,12 +144,20 @@ def extraction_job_run(*, job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
             job.attempts += 1
             _add_usage(job, usage)
             job.save()
+            tenant_usage_add(tenant_id=job.end_user.tenant_id, extractions=1, **usage.counts())
             memories_changed_on_commit(end_user_ids=[job.end_user_id])
             return job, True
     except ExtractionJob.DoesNotExist:
         # An erasure of the user (DELETE /users, /sessions) took the job while it waited.
         raise ExtractionJobGone() from None
     except (LLMError, EmbeddingError) as exc:
+        if isinstance(exc, LLMError):
+            # The failed exchange cost requests (and tokens of unusable replies) too.
+            usage.add(
+                llm_calls=exc.attempts,
+                prompt_tokens=exc.prompt_tokens,
+                completion_tokens=exc.completion_tokens,
+            )
         job = _job_record_failure(job_id=job_id, error=exc, usage=usage)
         raise ExtractionFailed(job, exc) from exc
 
@@ -162,13 +171,15 @@ def _add_usage(job: ExtractionJob, usage: Usage) -> None:
 
 @transaction.atomic
 def _job_record_failure(*, job_id: uuid.UUID, error: Exception, usage: Usage) -> ExtractionJob:
-    job = ExtractionJob.objects.select_for_update().get(pk=job_id)
+    job = ExtractionJob.objects.select_related("end_user").select_for_update(of=("self",))
+    job = job.get(pk=job_id)
     job.status = ExtractionJob.Status.FAILED
     job.error = f"{type(error).__name__}: {error}"[:2000]
     job.attempts += 1
     job.finished_at = timezone.now()
     _add_usage(job, usage)
     job.save()
+    tenant_usage_add(tenant_id=job.end_user.tenant_id, failed_extractions=1, **usage.counts())
     return job
 
 

@@ -53,6 +53,14 @@ class Usage:
         self.prompt_tokens += prompt_tokens
         self.completion_tokens += completion_tokens
 
+    def counts(self) -> dict[str, int]:
+        """The LLM counters of a tenant's usage (`tenant_usage_add`)."""
+        return {
+            "llm_calls": self.llm_calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+        }
+
 
 def candidates_extract(messages: list[dict[str, str]], usage: Usage) -> tuple[list[Candidate], str]:
     """Step 3: candidates from the LLM when configured, else from the offline rules."""

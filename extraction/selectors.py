@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from extraction.models import ExtractionJob
 from memories.models import Tenant
-from memories.selectors import count_per_tenant, tenant_stats_list
+from memories.selectors import USAGE_DAYS, count_per_tenant, tenant_stats_list
 
 
 def extraction_job_get(*, tenant: Tenant, job_id: uuid.UUID) -> ExtractionJob | None:
@@ -33,9 +33,9 @@ def extraction_jobs_stalled(*, older_than: timedelta) -> models.QuerySet[Extract
     return ExtractionJob.objects.filter(running | queued).order_by("created_at")
 
 
-def tenant_stats_with_jobs_list() -> models.QuerySet[Tenant]:
+def tenant_stats_with_jobs_list(*, usage_days: int = USAGE_DAYS) -> models.QuerySet[Tenant]:
     """`tenant_stats_list` plus each tenant's extraction jobs by status, still one query."""
-    return tenant_stats_list().annotate(
+    return tenant_stats_list(usage_days=usage_days).annotate(
         **{
             f"jobs_{status}": count_per_tenant(
                 ExtractionJob.objects.filter(status=status), "end_user__tenant"

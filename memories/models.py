@@ -69,8 +69,8 @@ class TenantAPIKey(AbstractAPIKey):
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="api_keys")
 
     class Meta(AbstractAPIKey.Meta):
-        verbose_name = "tenant API key"
-        verbose_name_plural = "tenant API keys"
+        verbose_name = "API key"
+        verbose_name_plural = "API keys"
 
 
 class EndUser(models.Model):
@@ -356,3 +356,46 @@ class ErasureRecord(models.Model):
     def __str__(self) -> str:
         where = f" session {self.session_external_id}" if self.session_external_id else ""
         return f"{self.external_id}{where} erased"
+
+
+class TenantUsage(models.Model):
+    """One tenant's use of the service on one day (UTC), counted as the service runs."""
+
+    # The counters, in one place for the upsert, the admin, the dashboard and memory_stats.
+    COUNTERS = (
+        "extractions",
+        "failed_extractions",
+        "recalls",
+        "llm_calls",
+        "prompt_tokens",
+        "completion_tokens",
+    )
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="usage_days")
+    day = models.DateField()
+    # Database defaults too: the upsert names only the counters it adds to.
+    # Conversations extracted (a job that succeeded) and extraction runs that failed.
+    extractions = models.PositiveBigIntegerField(default=0, db_default=0)
+    failed_extractions = models.PositiveBigIntegerField(default=0, db_default=0)
+    # Recall requests served: /memories/relevant, /memories/context and the agent tools.
+    recalls = models.PositiveBigIntegerField(default=0, db_default=0)
+    # Every HTTP attempt at the LLM and the tokens it reported, failures included.
+    llm_calls = models.PositiveBigIntegerField(default=0, db_default=0)
+    prompt_tokens = models.PositiveBigIntegerField(default=0, db_default=0)
+    completion_tokens = models.PositiveBigIntegerField(default=0, db_default=0)
+
+    class Meta:
+        verbose_name = "tenant usage (day)"
+        verbose_name_plural = "tenant usage (days)"
+        constraints = [
+            # The conflict target of `tenant_usage_add`'s upsert, and the index of a tenant's
+            # usage page (its days, newest first).
+            models.UniqueConstraint(fields=["tenant", "day"], name="tenantusage_unique_day"),
+        ]
+        indexes = [
+            # The dashboard's `tenant_usage_since`: every tenant's last 30 days.
+            models.Index(fields=["day"], name="tenantusage_day"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tenant_id} on {self.day}"

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import uuid
+from datetime import date, timedelta
 
 from django.db import models
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 
-from memories.models import EndUser, Memory, MemoryVersion, ReviewItem, Tenant
+from memories.models import EndUser, Memory, MemoryVersion, ReviewItem, Tenant, TenantUsage
+
+# The window of usage the dashboard, the tenant page and memory_stats show: the last 30 days.
+USAGE_DAYS = 30
 
 # What the API shows of a user's store: accepted memories and those awaiting review.
 VISIBLE_STATUSES = (Memory.Status.ACTIVE, Memory.Status.PENDING_REVIEW)
@@ -105,11 +110,37 @@ def count_per_tenant(queryset: models.QuerySet, tenant_path: str) -> Coalesce:
     return Coalesce(models.Subquery(counted, output_field=models.IntegerField()), 0)
 
 
-def tenant_stats_list() -> models.QuerySet[Tenant]:
-    """Every tenant with its users, memories by status and pending reviews.
+def usage_window_start(*, days: int = USAGE_DAYS) -> date:
+    """The first day (UTC) of a window of `days` days ending today."""
+    return timezone.now().date() - timedelta(days=days - 1)
 
-    One query whatever the number of tenants: each figure is a correlated count.
+
+def tenant_usage_days(*, tenant: Tenant, days: int = USAGE_DAYS) -> models.QuerySet[TenantUsage]:
+    """The tenant's usage rows of the last `days` days, newest first."""
+    since = usage_window_start(days=days)
+    return TenantUsage.objects.filter(tenant=tenant, day__gte=since).order_by("-day")
+
+
+def _usage_sum(counter: str, since: date) -> Coalesce:
+    """A subquery summing one usage counter of the outer tenant since `since` (0 when none)."""
+    summed = (
+        TenantUsage.objects.filter(tenant=models.OuterRef("pk"), day__gte=since)
+        .order_by()
+        .values("tenant")
+        .annotate(n=models.Sum(counter))
+        .values("n")
+    )
+    return Coalesce(models.Subquery(summed, output_field=models.BigIntegerField()), 0)
+
+
+def tenant_stats_list(*, usage_days: int = USAGE_DAYS) -> models.QuerySet[Tenant]:
+    """Every tenant with its users, memories by status, pending reviews and, as
+    `usage_<counter>`, its usage summed over the last `usage_days` days.
+
+    One query whatever the number of tenants: each figure is a correlated subquery.
     """
+    since = usage_window_start(days=usage_days)
+    usage = {f"usage_{name}": _usage_sum(name, since) for name in TenantUsage.COUNTERS}
     memories = {
         f"memories_{status}": count_per_tenant(
             Memory.objects.filter(status=status), "end_user__tenant"
@@ -122,4 +153,5 @@ def tenant_stats_list() -> models.QuerySet[Tenant]:
         reviews_pending=count_per_tenant(
             ReviewItem.objects.filter(status=ReviewItem.Status.PENDING), "end_user__tenant"
         ),
+        **usage,
     ).order_by("name")

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from integrations.tokens import get_encoding
 from memories.models import Tenant
 from memories.selectors import end_user_get, memory_profile_list, memory_session_list
+from memories.services.usage import tenant_usage_add
 from recall.selectors import memory_recall
 
 # The tiers, in the order they are filled and shown, and their share of the budget. What a
@@ -152,12 +153,16 @@ def memory_context(
     max_tokens: int,
     session_id: str | None = None,
 ) -> Context:
-    """The tenant's end user's context for `prompt`; a user never seen has an empty one."""
+    """The tenant's end user's context for `prompt`; a user never seen has an empty one.
+
+    Counted as one recall in the tenant's usage."""
     end_user = end_user_get(tenant=tenant, external_id=external_id)
     if end_user is None:
+        tenant_usage_add(tenant_id=tenant.pk, recalls=1)
         return EMPTY
     profile = memory_profile_list(end_user_id=end_user.pk)[:TIER_CANDIDATES]
     recalled = memory_recall(end_user=end_user, prompt=prompt, limit=TIER_CANDIDATES)
+    tenant_usage_add(tenant_id=tenant.pk, recalls=1, **recalled.cost.counts())
     session = (
         memory_session_list(end_user_id=end_user.pk, session_id=session_id)[:TIER_CANDIDATES]
         if session_id

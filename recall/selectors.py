@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import logging
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from django.conf import settings
 
 from integrations.embeddings import EmbeddingError, embed_query
 from memories.models import EndUser, Tenant
+from memories.services.usage import tenant_usage_add
 from recall.access import access_record
 from recall.domains import names, needs, reading
 from recall.index import UserIndex, user_index_find, user_index_get
 from recall.lexical import tokenize
 from recall.ranking import MODES, Query, Ranked, rank
-from recall.rerank import llm_choose
+from recall.rerank import LLMCost, llm_choose
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +42,8 @@ class Recall:
 
     memories: list[RelevantMemory]
     explanation: dict | None = None
+    # The LLM modes' calls and tokens, for the tenant's usage.
+    cost: LLMCost = field(default_factory=LLMCost)
 
 
 def memory_relevant_list(
@@ -79,10 +82,13 @@ def memory_recall_for_external_id(
     (another tenant's included) has no memories.
 
     The API's path: the user is looked up together with its index's freshness, one query on a
-    warm request instead of an ORM lookup and then the stamp."""
+    warm request instead of an ORM lookup and then the stamp. Counted as one recall in the
+    tenant's usage (the one write of this module besides access statistics)."""
     mode = _checked_mode(mode)
     index = user_index_find(tenant_id=tenant.pk, external_id=external_id)
-    return _recall(index, prompt=prompt, limit=limit, mode=mode, explain=explain)
+    recall = _recall(index, prompt=prompt, limit=limit, mode=mode, explain=explain)
+    tenant_usage_add(tenant_id=tenant.pk, recalls=1, **recall.cost.counts())
+    return recall
 
 
 def _checked_mode(mode: str | None) -> str:
@@ -101,8 +107,9 @@ def _recall(
         return Recall([], {"reason": "no memories", "mode": mode} if explain else None)
     signals: tuple = ()
     explanation = {"mode": mode} if explain else None
+    cost = LLMCost()
     if mode == "llm":
-        picked = llm_choose(prompt=prompt, captions=list(index.captions), limit=limit)
+        picked = llm_choose(prompt=prompt, captions=list(index.captions), limit=limit, cost=cost)
         if picked is not None:
             rows, scores = np.array(picked, dtype=np.int64), _positional(len(picked))
         else:
@@ -115,7 +122,7 @@ def _recall(
         if rows.size:
             # The floor runs first: a prompt about nothing the user said costs no LLM call.
             captions = [index.captions[row] for row in rows]
-            picked = llm_choose(prompt=prompt, captions=captions, limit=limit)
+            picked = llm_choose(prompt=prompt, captions=captions, limit=limit, cost=cost)
         if picked is not None:
             rows, scores = rows[picked], _positional(len(picked))
             signals = tuple(signals[i] for i in picked) if signals else ()
@@ -133,7 +140,7 @@ def _recall(
         for n, (row, s) in enumerate(zip(rows, scores, strict=True))
     ]
     access_record(memory_ids=[r.id for r in results])
-    return Recall(results, explanation)
+    return Recall(results, explanation, cost)
 
 
 def _ranked(

@@ -13,7 +13,9 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.html import format_html, format_html_join
 from rest_framework_api_key.admin import APIKeyModelAdmin
+from rest_framework_api_key.models import APIKey
 
 from memories.models import (
     AgentSession,
@@ -24,8 +26,9 @@ from memories.models import (
     MemoryVersion,
     Tenant,
     TenantAPIKey,
+    TenantUsage,
 )
-from memories.selectors import memory_admin_list
+from memories.selectors import USAGE_DAYS, memory_admin_list, tenant_usage_days
 from memories.services.erasure import end_user_erase
 from memories.services.memories import memory_delete_many
 from memories.services.reviews import ReviewError, memory_operator_edit
@@ -38,12 +41,50 @@ class TenantAdmin(admin.ModelAdmin):
     list_display = ["name", "is_active", "conflict_policy_shown", "created_at"]
     list_filter = ["is_active", "conflict_policy"]
     search_fields = ["name"]
+    readonly_fields = ["usage"]
+
+    @admin.display(description=f"usage, last {USAGE_DAYS} days (UTC)")
+    def usage(self, tenant: Tenant) -> str:
+        """The tenant's usage counters per day and in total, one query."""
+        if tenant.pk is None:
+            return "-"
+        days = list(tenant_usage_days(tenant=tenant))
+        if not days:
+            return "No extraction or recall yet."
+        labels = [TenantUsage._meta.get_field(name).verbose_name for name in TenantUsage.COUNTERS]
+        totals = [sum(getattr(day, name) for day in days) for name in TenantUsage.COUNTERS]
+        return format_html(
+            '<table class="tenant-usage"><thead><tr><th>day</th>{}</tr></thead>'
+            "<tbody>{}</tbody><tfoot><tr><th>total</th>{}</tr></tfoot></table>",
+            format_html_join("", "<th>{}</th>", ((label,) for label in labels)),
+            format_html_join(
+                "",
+                "<tr><td>{}</td>{}</tr>",
+                (
+                    (
+                        day.day.isoformat(),
+                        format_html_join(
+                            "",
+                            "<td>{}</td>",
+                            ((getattr(day, name),) for name in TenantUsage.COUNTERS),
+                        ),
+                    )
+                    for day in days
+                ),
+            ),
+            format_html_join("", "<td>{}</td>", ((total,) for total in totals)),
+        )
 
     @admin.display(description="conflict policy", ordering="conflict_policy")
     def conflict_policy_shown(self, tenant: Tenant) -> str:
         if tenant.conflict_policy:
             return tenant.get_conflict_policy_display()
         return f"service default ({tenant.effective_conflict_policy})"
+
+
+# One "API keys" entry: the package's own APIKey model (unused, keys belong to tenants) goes.
+with contextlib.suppress(admin.exceptions.NotRegistered):
+    admin.site.unregister(APIKey)
 
 
 @admin.register(TenantAPIKey)

@@ -322,7 +322,8 @@ def test_memory_stats_command_prints_a_table_and_a_summary(end_user):
     assert lines[1].split()[:6] == [end_user.tenant.name, "1", "1", "1", "0", "1"]
     assert lines[-1] == (
         "1 tenant(s), 1 user(s), 2 memories (1 active, 1 pending review, 0 superseded), "
-        "1 pending review(s), 0 failed job(s)."
+        "1 pending review(s), 0 failed job(s); in the last 30 day(s) 0 extraction(s), "
+        "0 recall(s), 0 LLM call(s)."
     )
 
 

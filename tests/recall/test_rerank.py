@@ -1,9 +1,11 @@
 import json
 
 import pytest
+from django.utils import timezone
 
+from memories.models import TenantUsage
 from recall.rerank import parse_references
-from recall.selectors import memory_relevant_list
+from recall.selectors import memory_recall_for_external_id, memory_relevant_list
 
 pytestmark = pytest.mark.django_db
 
@@ -82,3 +84,23 @@ def test_llm_nonsense_degrades_to_the_hybrid_ranking(end_user, remember, llm_set
 )
 def test_llm_replies_are_parsed_defensively(reply, expected):
     assert parse_references(reply, count=3, limit=5) == expected
+
+
+@pytest.mark.parametrize(("replies", "calls", "tokens"), [(["ok"], 1, 40), (["503"] * 3, 3, 0)])
+def test_a_recall_s_llm_calls_and_tokens_count_in_its_tenant_s_usage(
+    end_user, remember, llm_settings, replies, calls, tokens
+):
+    remember(end_user, *FACTS)
+    for reply in replies:
+        if reply == "503":
+            llm_settings.fail(503)
+        else:
+            llm_settings.reply('["m1"]', prompt_tokens=tokens, completion_tokens=3)
+
+    memory_recall_for_external_id(
+        tenant=end_user.tenant, external_id=end_user.external_id, prompt="coffee", mode="llm"
+    )
+
+    usage = TenantUsage.objects.get(tenant=end_user.tenant, day=timezone.now().date())
+    assert (usage.recalls, usage.llm_calls, usage.prompt_tokens) == (1, calls, tokens)
+    assert len(llm_settings.calls) == calls

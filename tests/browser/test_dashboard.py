@@ -1,0 +1,123 @@
+"""An operator opens the admin after a few real extractions and recalls and reads the dashboard:
+the charts hold today's figures, the tenant table the tokens the LLM reported, and the page
+costs the same number of queries however much data there is."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.parse
+import urllib.request
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db.backends import utils as db_utils
+from django.db.models import Sum
+
+from bench.llm_stub import rules_chat_reply
+from extraction.models import ExtractionJob
+from memories.models import TenantUsage
+from tests.factories import TenantFactory, api_key_for
+from tests.memories.test_dashboard import _populate
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PASSWORD = "a-long-operator-passphrase"
+TALKS = [
+    "I moved to Lisbon in March and I work as a data engineer at a bank.",
+    "My daughter Ana started school this week; I'm allergic to peanuts, by the way.",
+    "We adopted a beagle called Toby and I've been learning Portuguese on weekends.",
+]
+
+
+@pytest.fixture(autouse=True)
+def _hashing_embedder(settings):
+    settings.MEMORY_EMBEDDER = "hashing"
+
+
+@pytest.fixture
+def server_queries() -> Iterator[list[str]]:
+    """The SQL statements run by other threads (the live server's), in order."""
+    seen: list[str] = []
+    original = db_utils.CursorWrapper._execute
+    test_thread = threading.current_thread()
+
+    def counting(self, sql, params, *ignored):
+        if threading.current_thread() is not test_thread:
+            seen.append(sql)
+        return original(self, sql, params, *ignored)
+
+    db_utils.CursorWrapper._execute = counting
+    try:
+        yield seen
+    finally:
+        db_utils.CursorWrapper._execute = original
+
+
+def _call(live_server, key: str, method: str, path: str, body: dict | None = None) -> dict:
+    request = urllib.request.Request(
+        f"{live_server.url}{path}",
+        method=method,
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def _log_in(page, live_server) -> None:
+    get_user_model().objects.create_superuser("operator", password=PASSWORD)
+    page.goto(f"{live_server.url}/admin/")
+    page.fill("#id_username", "operator")
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    page.wait_for_url(f"{live_server.url}/admin/")
+
+
+def _index_queries(page, live_server, server_queries: list[str]) -> int:
+    server_queries.clear()
+    page.goto(f"{live_server.url}/admin/")
+    page.locator("#dashboard").wait_for()
+    return len(server_queries)
+
+
+def test_the_dashboard_shows_what_the_service_did_today(
+    page, live_server, llm_settings, server_queries, screenshot
+):
+    llm_settings.always(rules_chat_reply)
+    tenant = TenantFactory(name="acme-chat")
+    key = api_key_for(tenant)
+    user = str(uuid.uuid4())
+    for text in TALKS:
+        talk = [{"role": "user", "content": text}, {"role": "assistant", "content": "Ok!"}]
+        _call(
+            live_server, key, "POST", "/memories/extract", {"user_id": user, "conversation": talk}
+        )
+    for prompt in ("What should I cook for dinner?", "Plan my Saturday", "How is work going?"):
+        query = urllib.parse.urlencode({"user_id": user, "prompt": prompt})
+        _call(live_server, key, "GET", f"/memories/relevant?{query}")
+
+    _log_in(page, live_server)
+    queries_small = _index_queries(page, live_server, server_queries)
+
+    panel = page.locator('figure[data-chart="Extractions and recalls"]')
+    assert panel.locator("rect[data-series=Extractions]").last.get_attribute("data-value") == "3"
+    assert panel.locator("rect[data-series=Recalls]").last.get_attribute("data-value") == "3"
+    assert "Extractions: 3" in panel.locator(".legend").inner_text()
+    new_memories = page.locator('figure[data-chart="New memories"] rect').last
+    assert int(new_memories.get_attribute("data-value")) >= 5
+    jobs = ExtractionJob.objects.aggregate(p=Sum("prompt_tokens"), c=Sum("completion_tokens"))
+    row = page.locator("#dashboard-tenants tbody tr", has_text="acme-chat")
+    cells = row.locator("td").all_inner_texts()
+    assert cells[3] == str(len(llm_settings.calls))  # LLM calls, as the stub received them
+    assert (int(cells[4]), int(cells[5])) == (jobs["p"], jobs["c"]) != (0, 0)
+    usage = TenantUsage.objects.get(tenant=tenant)
+    assert (usage.prompt_tokens, usage.completion_tokens) == (jobs["p"], jobs["c"])
+    # Hovering a bar names the day and the figure (an SVG <title>, no JavaScript).
+    assert page.locator("#dashboard script").count() == 0
+    screenshot(page, "dashboard.png")
+
+    _populate(tenants=8, per_tenant=30)
+    assert _index_queries(page, live_server, server_queries) == queries_small
