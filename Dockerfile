@@ -22,4 +22,4 @@ USER app
 
 EXPOSE 8000
 # The same command `make run` serves with; compose overrides it for the worker and beat.
-CMD ["gunicorn", "memory_platform.wsgi", "--config", "python:memory_platform.gunicorn_conf", "--bind", "0.0.0.0:8000", "--workers", "2", "--access-logfile", "-"]
+CMD ["gunicorn", "memory_platform.wsgi", "--config", "python:memory_platform.gunicorn_conf", "--bind", "0.0.0.0:8000", "--workers", "2"]

@@ -1,4 +1,5 @@
-"""Log lines as one JSON object each (LOG_FORMAT=json, the default), with the request id."""
+"""Log lines as one JSON object each (LOG_FORMAT=json, the default) or as text for humans
+(LOG_FORMAT=plain), both with the request id."""
 
 from __future__ import annotations
 
@@ -48,3 +49,15 @@ class JsonFormatter(logging.Formatter):
         if record.stack_info:
             line["stack"] = self.formatStack(record.stack_info)
         return json.dumps(line, ensure_ascii=False, default=str)
+
+
+class PlainFormatter(logging.Formatter):
+    """`time level logger [request id] message`: the text format, still traceable."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s%(rid)s %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        rid = getattr(record, "request_id", None) or request_id_get()
+        record.rid = f" [{rid}]" if rid else ""
+        return super().format(record)

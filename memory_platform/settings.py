@@ -360,7 +360,7 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "plain": {"()": "memory_platform.jsonlog.PlainFormatter"},
         "json": {"()": "memory_platform.jsonlog.JsonFormatter"},
     },
     # A StreamHandler writes to stderr: the MCP stdio server keeps stdout for its protocol.

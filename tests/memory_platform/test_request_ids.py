@@ -11,7 +11,7 @@ import uuid
 import pytest
 from rest_framework.test import APIClient
 
-from memory_platform.jsonlog import JsonFormatter
+from memory_platform.jsonlog import JsonFormatter, PlainFormatter
 from memory_platform.requests import request_context, request_id_get
 from tests.factories import api_key_for
 
@@ -142,3 +142,12 @@ def test_the_formatter_writes_the_context_id_the_exception_and_only_known_extras
     assert line["message"] == "failed x" and line["job_id"] == "j1"
     assert "ValueError: boom" in line["exc"]
     assert "secret" not in json.dumps(line)
+
+
+def test_the_plain_log_format_names_the_request_id_too():
+    record = logging.LogRecord("memories", logging.INFO, __file__, 1, "saved %s", ("x",), None)
+    formatter = PlainFormatter()
+
+    assert formatter.format(record).endswith(" INFO memories saved x")
+    with request_context("caller-42"):
+        assert formatter.format(record).endswith(" INFO memories [caller-42] saved x")

@@ -37,7 +37,9 @@ class Command(BaseCommand):
                 sys.executable, "-m", "gunicorn", "memory_platform.wsgi",
                 "--config", "python:memory_platform.gunicorn_conf",
                 "--bind", f"{host}:{port}", "--workers", str(workers),
-                "--access-logfile", "-", "--graceful-timeout", "10",
+                # No gunicorn access log: the service logs its own access line per request,
+                # with the request id and tenant (memory_platform.requests).
+                "--graceful-timeout", "10",
             ],
         }  # fmt: skip
         if settings.EMBEDDED_REDIS_ERROR:
