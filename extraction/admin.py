@@ -9,10 +9,12 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from extraction.models import ExtractionJob
+from memories.admin.scoping import TenantScopedAdmin
 
 
 @admin.register(ExtractionJob)
-class ExtractionJobAdmin(admin.ModelAdmin):
+class ExtractionJobAdmin(TenantScopedAdmin):
+    tenant_path = "end_user__tenant"
     list_display = [
         "id",
         "end_user",
@@ -26,7 +28,7 @@ class ExtractionJobAdmin(admin.ModelAdmin):
         "created_at",
         "finished_at",
     ]
-    list_filter = ["status", "extractor", "end_user__tenant"]
+    list_filter = ["status", "extractor", ("end_user__tenant", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["end_user__tenant"]
     # "=request_id": paste the X-Request-ID a caller reports to find its job.
     search_fields = ["=id", "=request_id", "end_user__external_id", "error"]

@@ -20,6 +20,7 @@ from memories.dashboard import (
     Dashboard,
     dashboard_get,
 )
+from memories.selectors import tenant_ids_operated_by
 
 # The admin's palette (its --primary, --secondary...), so the charts match the pages.
 BLUE, LIGHT_BLUE, ORANGE, GREEN, RED = "#417690", "#79aec8", "#c4884a", "#5b8c5a", "#ba2121"
@@ -48,7 +49,9 @@ class MemoryAdminSite(admin.AdminSite):
     def index(self, request: HttpRequest, extra_context: dict | None = None) -> TemplateResponse:
         context = dict(extra_context or {})
         if request.user.has_perm("memories.view_tenantusage"):
-            context["dashboard"] = dashboard_context(dashboard_get())
+            # A scoped operator's dashboard counts their tenants only.
+            tenant_ids = tenant_ids_operated_by(user=request.user)
+            context["dashboard"] = dashboard_context(dashboard_get(tenant_ids=tenant_ids))
         return super().index(request, extra_context=context)
 
 

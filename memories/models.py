@@ -43,6 +43,15 @@ class Tenant(models.Model):
         "new fact that announces a change (moved, switched, quit) replaces the one it "
         "contradicts at once, and the conflict is filed as resolved for an operator to audit.",
     )
+    # Staff users who operate this tenant: in the admin they see and act on its data only.
+    operators = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="operated_tenants",
+        help_text="Staff users who may see and act on this tenant's data in the admin. A staff "
+        "user who operates one or more tenants sees only those; superusers, and staff users "
+        "given no tenant, see every tenant.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

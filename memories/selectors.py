@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import date, timedelta
+from typing import Any
 
 from django.db import models
 from django.db.models.functions import Coalesce
@@ -91,6 +92,26 @@ def review_item_conflict(*, review_item_id: int) -> models.QuerySet[ReviewItem]:
             models.Prefetch("existing_memories", queryset=memories.order_by("created_at", "id")),
         )
     )
+
+
+def tenant_ids_operated_by(*, user: Any) -> list[int] | None:
+    """The tenants a staff user may see in the admin: None for all.
+
+    A superuser sees all; so does a staff user given no tenant, as every staff user did before
+    tenants had operators (scoping is switched on for a user by giving them a tenant)."""
+    if user.is_superuser:
+        return None
+    operated = list(Tenant.objects.filter(operators=user).values_list("pk", flat=True))
+    return operated or None
+
+
+def scoped_to_tenants(
+    queryset: models.QuerySet, *, tenant_ids: list[int] | None, tenant_path: str
+) -> models.QuerySet:
+    """`queryset` narrowed to rows whose `tenant_path` is one of `tenant_ids` (None: all)."""
+    if tenant_ids is None:
+        return queryset
+    return queryset.filter(**{f"{tenant_path}__in": tenant_ids})
 
 
 def memory_admin_list() -> models.QuerySet[Memory]:

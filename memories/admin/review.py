@@ -22,6 +22,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
 from django.utils.timesince import timesince
 
+from memories.admin.scoping import TenantScopedAdmin, scoped
 from memories.models import (
     EndUser,
     Memory,
@@ -58,7 +59,7 @@ def review_queue_summary(request: HttpRequest) -> dict[str, Any]:
     """
 
     def summary() -> dict[str, Any]:
-        pending = review_item_pending_list()
+        pending = scoped(request, review_item_pending_list(), "end_user__tenant")
         oldest = pending.values_list("created_at", flat=True).first()
         return {"pending": pending.count(), "oldest": oldest}
 
@@ -119,7 +120,8 @@ class ReviewUserFilter(admin.SimpleListFilter):
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
         users = (
-            EndUser.objects.filter(review_items__status=ReviewItem.Status.PENDING)
+            scoped(request, EndUser.objects.all(), "tenant")
+            .filter(review_items__status=ReviewItem.Status.PENDING)
             .annotate(pending=Count("review_items"))
             .order_by("-pending", "pk")
             .select_related("tenant")[: self.shown]
@@ -127,7 +129,11 @@ class ReviewUserFilter(admin.SimpleListFilter):
         chosen = self.value()
         lookups = [(str(user.pk), f"{user.external_id} ({user.tenant.name})") for user in users]
         if chosen and chosen.isdigit() and chosen not in {pk for pk, _ in lookups}:
-            user = EndUser.objects.filter(pk=chosen).select_related("tenant").first()
+            user = (
+                scoped(request, EndUser.objects.filter(pk=chosen), "tenant")
+                .select_related("tenant")
+                .first()
+            )
             if user is not None:
                 lookups.append((chosen, f"{user.external_id} ({user.tenant.name})"))
         return lookups
@@ -166,9 +172,10 @@ class ReviewResolveForm(forms.Form):
 
 
 @admin.register(ReviewItem)
-class ReviewItemAdmin(admin.ModelAdmin):
+class ReviewItemAdmin(TenantScopedAdmin):
     """The review queue: pending conflicts, oldest first; each row opens the conflict page."""
 
+    tenant_path = "end_user__tenant"
     list_display = [
         "conflict",
         "new_caption",
@@ -200,7 +207,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
     conflict_template = "admin/memories/reviewitem/conflict.html"
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[ReviewItem]:
-        return review_item_queue()
+        return self.scoped(request, review_item_queue())
 
     def get_list_display(self, request: HttpRequest) -> list[str]:
         """The resolution column only where resolved items are listed."""
@@ -319,7 +326,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
     ) -> HttpResponse:
         if not object_id.isdigit():
             raise Http404("No such conflict.")
-        item = review_item_conflict(review_item_id=int(object_id)).first()
+        item = self.scoped(request, review_item_conflict(review_item_id=int(object_id))).first()
         if item is None:
             raise Http404("No such conflict.")
         if not self.has_view_or_change_permission(request, item):

@@ -17,6 +17,7 @@ from django.utils.html import format_html, format_html_join
 from rest_framework_api_key.admin import APIKeyModelAdmin
 from rest_framework_api_key.models import APIKey
 
+from memories.admin.scoping import TenantScopedAdmin
 from memories.models import (
     AgentSession,
     DeletionRecord,
@@ -37,11 +38,22 @@ from memory_platform.exceptions import NotFound
 
 
 @admin.register(Tenant)
-class TenantAdmin(admin.ModelAdmin):
+class TenantAdmin(TenantScopedAdmin):
+    tenant_path = "pk"
     list_display = ["name", "is_active", "conflict_policy_shown", "created_at"]
     list_filter = ["is_active", "conflict_policy"]
     search_fields = ["name"]
     readonly_fields = ["usage"]
+    filter_horizontal = ["operators"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        # A tenant made by a scoped operator would be out of their own sight at once.
+        return request.user.is_superuser and super().has_add_permission(request)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        """Only a superuser says who operates a tenant: nobody widens their own scope."""
+        fields = list(super().get_readonly_fields(request, obj))
+        return fields if request.user.is_superuser else [*fields, "operators"]
 
     @admin.display(description=f"usage, last {USAGE_DAYS} days (UTC)")
     def usage(self, tenant: Tenant) -> str:
@@ -88,16 +100,16 @@ with contextlib.suppress(admin.exceptions.NotRegistered):
 
 
 @admin.register(TenantAPIKey)
-class TenantAPIKeyAdmin(APIKeyModelAdmin):
+class TenantAPIKeyAdmin(TenantScopedAdmin, APIKeyModelAdmin):
     list_display = [*APIKeyModelAdmin.list_display, "tenant"]
-    list_filter = [*APIKeyModelAdmin.list_filter, "tenant"]
+    list_filter = [*APIKeyModelAdmin.list_filter, ("tenant", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["tenant"]
 
 
 @admin.register(EndUser)
-class EndUserAdmin(admin.ModelAdmin):
+class EndUserAdmin(TenantScopedAdmin):
     list_display = ["external_id", "tenant", "created_at"]
-    list_filter = ["tenant"]
+    list_filter = [("tenant", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["tenant"]
     search_fields = ["external_id"]
 
@@ -123,7 +135,8 @@ class EndUserAdmin(admin.ModelAdmin):
 
 
 @admin.register(AgentSession)
-class AgentSessionAdmin(admin.ModelAdmin):
+class AgentSessionAdmin(TenantScopedAdmin):
+    tenant_path = "end_user__tenant"
     list_display = ["external_id", "end_user", "created_at"]
     list_select_related = ["end_user"]
     search_fields = ["external_id"]
@@ -188,7 +201,8 @@ class MemoryAdminForm(forms.ModelForm):
 
 
 @admin.register(Memory)
-class MemoryAdmin(admin.ModelAdmin):
+class MemoryAdmin(TenantScopedAdmin):
+    tenant_path = "end_user__tenant"
     form = MemoryAdminForm
     list_display = [
         "id",
@@ -201,7 +215,7 @@ class MemoryAdmin(admin.ModelAdmin):
         "access_count",
         "created_at",
     ]
-    list_filter = ["status", "category", "end_user__tenant"]
+    list_filter = ["status", "category", ("end_user__tenant", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["end_user__tenant"]
     search_fields = ["=id", "caption", "end_user__external_id"]
     list_per_page = 100
@@ -230,7 +244,7 @@ class MemoryAdmin(admin.ModelAdmin):
     inlines = [MemoryVersionInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Memory]:
-        return memory_admin_list()
+        return self.scoped(request, memory_admin_list())
 
     @admin.display(ordering="end_user__tenant__name")
     def tenant(self, memory: Memory) -> str:
@@ -271,7 +285,7 @@ class MemoryAdmin(admin.ModelAdmin):
         )
 
 
-class _ReadOnlyAdmin(admin.ModelAdmin):
+class _ReadOnlyAdmin(TenantScopedAdmin):
     """An audit trail: shown, never written by hand."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -286,6 +300,7 @@ class _ReadOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(MemoryVersion)
 class MemoryVersionAdmin(_ReadOnlyAdmin):
+    tenant_path = "memory__end_user__tenant"
     list_display = ["memory", "version", "action", "status", "actor_type", "actor", "created_at"]
     list_filter = ["action", "actor_type"]
     list_select_related = ["memory"]
@@ -294,6 +309,7 @@ class MemoryVersionAdmin(_ReadOnlyAdmin):
 
 @admin.register(DeletionRecord)
 class DeletionRecordAdmin(_ReadOnlyAdmin):
+    tenant_path = "end_user__tenant"
     list_display = ["memory_id", "end_user", "reason", "actor_type", "actor", "deleted_at"]
     list_filter = ["reason", "actor_type"]
     list_select_related = ["end_user"]
@@ -312,6 +328,6 @@ class ErasureRecordAdmin(_ReadOnlyAdmin):
         "actor",
         "erased_at",
     ]
-    list_filter = ["scope", "actor_type", "tenant"]
+    list_filter = ["scope", "actor_type", ("tenant", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["tenant"]
     search_fields = ["external_id", "session_external_id"]
