@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers
@@ -10,8 +9,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agents.tools import TOOLS, tool_call
+from agents.tools import READING_TOOLS, TOOLS, tool_call
 from memories.api_base import StrictCharField, UserScopedApi, error_responses, validated
+from memories.permissions import key_may_write
+from memories.schema import AutoSchema
 
 
 class ToolListApi(APIView):
@@ -63,6 +64,8 @@ class ToolCallApi(UserScopedApi):
     """POST /tools/call: run one tool call a model made, for this key's tenant."""
 
     schema = _RequiredBodySchema()
+    # Reading and writing tools share the POST: each call is checked against the key's scope.
+    key_scope_per_call = True
 
     class InputSerializer(serializers.Serializer):
         name = StrictCharField(help_text=f"One of: {', '.join(TOOLS)}.")
@@ -73,16 +76,24 @@ class ToolCallApi(UserScopedApi):
 
     @extend_schema(
         operation_id="tools_call",
+        description=(
+            "Run one tool call a model made, for this key's tenant. Read-only API keys may call "
+            f"{', '.join(READING_TOOLS)}; the other tools need a read-write key (a read-only "
+            "key is answered 403 with the code `read_only_key`)."
+        ),
         # The body as the schema states it: one of the tools, with that tool's arguments.
         request={"application/json": TOOL_CALL_SCHEMA},
         responses={
             200: OpenApiResponse(OpenApiTypes.OBJECT, description="The tool's result."),
-            **error_responses(400, 401, 404, 429, 502, 503),
+            **error_responses(400, 401, 403, 404, 429, 502, 503),
         },
     )
     def post(self, request: Request) -> Response:
         data = validated(self.InputSerializer, request.data)
         result = tool_call(
-            tenant=request.user.tenant, name=data["name"], arguments=data["arguments"]
+            tenant=request.user.tenant,
+            name=data["name"],
+            arguments=data["arguments"],
+            may_write=key_may_write(request.auth),
         )
         return Response(result)

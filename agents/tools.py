@@ -19,7 +19,7 @@ from memories.api_base import MEMORY_ID_PATTERN, StrictCharField, StrictUUIDFiel
 from memories.models import Tenant
 from memories.selectors import end_user_get
 from memories.services.memories import memory_delete
-from memory_platform.exceptions import InvalidInput, NotFound
+from memory_platform.exceptions import InvalidInput, NotFound, ReadOnlyKey
 from recall.context import DEFAULT_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS, memory_context
 from recall.selectors import memory_recall_for_external_id
 
@@ -42,6 +42,8 @@ class Tool:
     parameters: dict[str, Any]
     arguments: type[serializers.Serializer]
     run: Callable[..., dict[str, Any]]
+    # Whether it changes memories: a read-only API key may call only the tools that do not.
+    writes: bool
 
     def openai_schema(self) -> dict[str, Any]:
         """The tool as OpenAI's chat-completions `tools` list takes it."""
@@ -147,6 +149,7 @@ TOOLS: dict[str, Tool] = {
             },
             arguments=_RememberArguments,
             run=_remember,
+            writes=True,
         ),
         Tool(
             name="recall",
@@ -178,6 +181,7 @@ TOOLS: dict[str, Tool] = {
             },
             arguments=_RecallArguments,
             run=_recall,
+            writes=False,
         ),
         Tool(
             name="forget",
@@ -200,6 +204,7 @@ TOOLS: dict[str, Tool] = {
             },
             arguments=_ForgetArguments,
             run=_forget,
+            writes=True,
         ),
         Tool(
             name="context",
@@ -232,19 +237,30 @@ TOOLS: dict[str, Tool] = {
             },
             arguments=_ContextArguments,
             run=_context,
+            writes=False,
         ),
     )
 }
 
+# The tools a read-only API key may call.
+READING_TOOLS = [tool.name for tool in TOOLS.values() if not tool.writes]
 
-def tool_call(*, tenant: Tenant, name: str, arguments: Any) -> dict[str, Any]:
+
+def tool_call(*, tenant: Tenant, name: str, arguments: Any, may_write: bool) -> dict[str, Any]:
     """Run the tool `name` with `arguments` (a JSON object) for the tenant; return its result.
 
+    may_write: whether the caller's key may write; if not, a writing tool raises ReadOnlyKey.
     Raises InvalidInput for an unknown tool or bad arguments, NotFound for an unknown memory.
     """
     tool = TOOLS.get(name)
     if tool is None:
         raise InvalidInput(f"Unknown tool {name!r}; the tools are: {', '.join(TOOLS)}.")
+    if tool.writes and not may_write:
+        raise ReadOnlyKey(
+            f"This API key is read-only: it may call {', '.join(READING_TOOLS)}, not {name}. "
+            "Use a read-write key (an operator makes one in the admin, or with "
+            "`manage.py create_api_key`)."
+        )
     if not isinstance(arguments, dict):
         raise InvalidInput("The tool's arguments must be a JSON object.")
     unknown = sorted(set(arguments) - set(tool.parameters["properties"]))

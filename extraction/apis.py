@@ -91,7 +91,7 @@ class MemoryExtractApi(UserScopedApi):
             201: OutputSerializer,
             200: OpenApiResponse(OutputSerializer, description="The same conversation again."),
             202: QueuedSerializer,
-            **error_responses(400, 401, 413, 429, 502, 503),
+            **error_responses(400, 401, 403, 413, 429, 502, 503),
         },
     )
     def post(self, request: Request) -> Response:

@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
@@ -37,7 +38,13 @@ from memories.services.usage import tenant_usage_add
 from memories.signals import ErasureShare, memories_changed_on_commit
 from memory_platform.celery import app as celery_app
 from memory_platform.exceptions import NotFound, UpstreamUnavailable
-from memory_platform.requests import TASK_HEADER, request_id_get
+from memory_platform.metrics import EXTRACTION_DURATION, EXTRACTION_JOBS
+from memory_platform.requests import (
+    TASK_HEADER,
+    request_id_get,
+    request_tenant_get,
+    tenant_context,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -110,8 +117,29 @@ def extraction_job_run(*, job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
     """Run one job to the end; return it and whether it ran now (False: it had succeeded).
 
     Raises ExtractionFailed after recording the failure on the job, conversation kept, and
-    ExtractionJobGone when the user was erased meanwhile.
+    ExtractionJobGone when the user was erased meanwhile. Counted in the metrics by outcome,
+    its LLM calls labelled with the job's tenant.
     """
+    tenant = request_tenant_get()
+    if tenant is None:
+        # In a worker or a command no request names the tenant (inline, the request does).
+        jobs = ExtractionJob.objects.filter(pk=job_id)
+        tenant = jobs.values_list("end_user__tenant__name", flat=True).first()
+    started, outcome = time.perf_counter(), "failed"
+    try:
+        with tenant_context(tenant):
+            job, ran = _job_run(job_id)
+        outcome = "succeeded" if ran else "replayed"
+        return job, ran
+    except ExtractionJobGone:
+        outcome = "erased"
+        raise
+    finally:
+        EXTRACTION_JOBS.labels(outcome).inc()
+        EXTRACTION_DURATION.labels(outcome).observe(time.perf_counter() - started)
+
+
+def _job_run(job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
     ExtractionJob.objects.filter(pk=job_id).exclude(status=ExtractionJob.Status.SUCCEEDED).update(
         status=ExtractionJob.Status.RUNNING, started_at=timezone.now()
     )

@@ -9,6 +9,7 @@ import hashlib
 import itertools
 import re
 import threading
+import time
 from collections import OrderedDict
 from functools import cache
 from pathlib import Path
@@ -16,6 +17,8 @@ from typing import Protocol
 
 import numpy as np
 from django.conf import settings
+
+from memory_platform.metrics import EMBEDDED_TEXTS, EMBEDDING_DURATION
 
 LOCAL_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 # The same weights with int8 matrix products (dynamic per-channel quantization): about 2.7x
@@ -221,6 +224,15 @@ def get_embedder() -> Embedder:
     return _provider(settings.MEMORY_EMBEDDER)
 
 
+def timed_embed(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    """`embedder.embed`, timed and counted in the Prometheus metrics."""
+    started = time.perf_counter()
+    vectors = embedder.embed(texts)
+    EMBEDDING_DURATION.labels(embedder.model_id).observe(time.perf_counter() - started)
+    EMBEDDED_TEXTS.labels(embedder.model_id).inc(len(texts))
+    return vectors
+
+
 class _QueryCache:
     """A small LRU of prompt -> vector, so repeated prompts skip the model."""
 
@@ -239,7 +251,7 @@ class _QueryCache:
                 self._items.move_to_end(key)
                 self.hits += 1
                 return vector
-        vector = embedder.embed([text])[0]
+        vector = timed_embed(embedder, [text])[0]
         with self._lock:
             self.misses += 1
             self._items[key] = vector
@@ -262,13 +274,13 @@ def embed_texts(texts: list[str]) -> np.ndarray:
     """Embed texts with the configured provider, in batches of similar length."""
     embedder = get_embedder()
     if len(texts) <= _BATCH:
-        return embedder.embed(texts)
+        return timed_embed(embedder, texts)
     # Padding makes a batch cost as much as its longest text: batch texts of similar length.
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     rows: np.ndarray | None = None
     for start in range(0, len(order), _BATCH):
         chunk = order[start : start + _BATCH]
-        vectors = embedder.embed([texts[i] for i in chunk])
+        vectors = timed_embed(embedder, [texts[i] for i in chunk])
         if rows is None:
             rows = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
         rows[chunk] = vectors

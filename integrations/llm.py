@@ -29,6 +29,9 @@ from typing import Any
 import openai
 from django.conf import settings
 
+from memory_platform.metrics import LLM_CALLS, LLM_FAILURES, LLM_TOKENS
+from memory_platform.requests import request_tenant_get
+
 logger = logging.getLogger(__name__)
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -141,8 +144,10 @@ def chat(
     token_param = "max_tokens"
     mode = response_format_mode(base_url, model)
     attempt = 0
+    tenant = request_tenant_get() or "unknown"
     while True:
         attempt += 1
+        LLM_CALLS.labels(tenant, model).inc()
         try:
             response = client.chat.completions.create(
                 model=model,
@@ -151,8 +156,12 @@ def chat(
                 **{token_param: max_tokens},
                 **_response_format(mode, schema_name, json_schema),
             )
-            return _result(response, model, attempt)
+            result = _result(response, model, attempt)
+            LLM_TOKENS.labels(tenant, model, "prompt").inc(result.prompt_tokens)
+            LLM_TOKENS.labels(tenant, model, "completion").inc(result.completion_tokens)
+            return result
         except openai.APIStatusError as exc:
+            LLM_FAILURES.labels(tenant, model, _failure_kind(exc)).inc()
             if _wants_max_completion_tokens(exc, token_param):
                 # Newer OpenAI models refuse `max_tokens`; everything else only knows it.
                 token_param = "max_completion_tokens"
@@ -169,12 +178,15 @@ def chat(
             # APITimeoutError is a subclass: a slow server and a dead one are both unavailable.
             kind = "timed out" if isinstance(exc, openai.APITimeoutError) else "connection failed"
             failure = LLMUnavailable(f"LLM request {kind}: {exc}", attempts=attempt)
+            LLM_FAILURES.labels(tenant, model, "unavailable").inc()
         except LLMBadResponse as exc:
             exc.attempts = attempt
             failure = exc
+            LLM_FAILURES.labels(tenant, model, "bad_response").inc()
         except (openai.OpenAIError, ValueError) as exc:
             # A 200 whose body is not JSON surfaces from the client as a bare ValueError.
             failure = LLMBadResponse(f"LLM reply is not a completion: {exc}", attempts=attempt)
+            LLM_FAILURES.labels(tenant, model, "bad_response").inc()
 
         if isinstance(failure, LLMRejected) or attempt >= max_attempts:
             raise failure
@@ -224,10 +236,16 @@ def _result(response: Any, requested_model: str, attempts: int) -> ChatResult:
     )
 
 
+def _failure_kind(exc: openai.APIStatusError) -> str:
+    """A refused request's kind (metrics label, and which error `_status_failure` raises)."""
+    status = exc.status_code
+    return "unavailable" if status in _RETRYABLE_STATUSES or status >= 500 else "rejected"
+
+
 def _status_failure(exc: openai.APIStatusError, attempt: int) -> LLMError:
     status = exc.status_code
     detail = f"LLM server answered {status}: {exc.message}"
-    if status in _RETRYABLE_STATUSES or status >= 500:
+    if _failure_kind(exc) == "unavailable":
         retry_after = _parse_retry_after(exc.response.headers)
         return LLMUnavailable(detail, attempts=attempt, status_code=status, retry_after=retry_after)
     return LLMRejected(detail, attempts=attempt, status_code=status)

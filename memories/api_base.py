@@ -38,6 +38,7 @@ class ErrorSerializer(serializers.Serializer):
 _ERROR_DESCRIPTIONS = {
     400: "Invalid input (bad UUID, missing field, wrong type, bad ids, oversized).",
     401: "Missing, unknown or revoked API key.",
+    403: "A read-only API key (code `read_only_key`): this needs a read-write key.",
     404: "Unknown user_id, memory or session for this API key's tenant.",
     413: "Request body over the size limit.",
     429: "More than MEMORY_RATE_LIMIT requests a minute for this user_id (Retry-After).",

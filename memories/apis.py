@@ -140,7 +140,7 @@ class MemoryDeleteApi(UserScopedApi):
                 "memory_id", str, OpenApiParameter.PATH, pattern=MEMORY_ID_PATTERN.pattern
             ),
         ],
-        responses={204: None, **error_responses(400, 401, 404, 429, 503)},
+        responses={204: None, **error_responses(400, 401, 403, 404, 429, 503)},
     )
     def delete(self, request: Request, memory_id: str) -> Response:
         data = validated(self.InputSerializer, request.query_params)

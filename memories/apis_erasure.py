@@ -52,7 +52,7 @@ class EndUserEraseApi(UserScopedApi):
     @extend_schema(
         operation_id="users_erase",
         parameters=[OpenApiParameter("user_id", OpenApiTypes.UUID, OpenApiParameter.PATH)],
-        responses={200: OutputSerializer, **error_responses(400, 401, 404, 429, 503)},
+        responses={200: OutputSerializer, **error_responses(400, 401, 403, 404, 429, 503)},
     )
     def delete(self, request: Request, user_id: str) -> Response:
         data = validated(self.InputSerializer, {"user_id": user_id})
@@ -85,7 +85,7 @@ class AgentSessionEraseApi(UserScopedApi):
                 description="The session_id given to POST /memories/extract.",
             ),
         ],
-        responses={200: OutputSerializer, **error_responses(400, 401, 404, 429, 503)},
+        responses={200: OutputSerializer, **error_responses(400, 401, 403, 404, 429, 503)},
     )
     def delete(self, request: Request, session_id: str) -> Response:
         data = validated(self.InputSerializer, request.query_params)

@@ -8,20 +8,28 @@ query for it (the query is most of the cost: its hash check is one sha512). Revo
 - changed by another process (another gunicorn worker, another machine) or by a bulk
   `QuerySet.update()`, it is refused at most KEY_CACHE_SECONDS later;
 - an expiry date is compared with the clock on every request, cached or not.
+
+A key's last use (`last_used_at`, shown in the admin) is written only when the key is checked
+against the database, and only once its recorded use is LAST_USED_RESOLUTION old: a warm
+request writes nothing, a busy key costs one UPDATE a minute.
 """
 
 from __future__ import annotations
 
 import copy
 import hashlib
+import logging
 import threading
 import time
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.db import DatabaseError, transaction
+from django.db.models import Q
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
+from django.utils import timezone
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
@@ -29,8 +37,12 @@ from memories.models import Tenant, TenantAPIKey
 from memory_platform.exceptions import ServiceUnavailable
 from memory_platform.requests import request_context_set_tenant
 
+logger = logging.getLogger(__name__)
+
 # How long another process may go on accepting a key after it was revoked.
 KEY_CACHE_SECONDS = 5.0
+# How stale a key's recorded last use may get: the price of not writing on every request.
+LAST_USED_RESOLUTION = timedelta(seconds=60)
 # Distinct keys remembered per process; past it the memory starts over (keys are few).
 _KEY_CACHE_MAX = 1024
 
@@ -92,6 +104,25 @@ def _remember(digest: bytes, key: TenantAPIKey, tenant: Tenant) -> None:
         _verified[digest] = entry
 
 
+def _last_use_record(key: TenantAPIKey) -> None:
+    """Record that `key` (just read from the database) is used, unless it was within a minute."""
+    now = timezone.now()
+    if key.last_used_at is not None and now - key.last_used_at < LAST_USED_RESOLUTION:
+        return
+    try:
+        # A bulk update: no post_save, so the verified keys are not forgotten over it. The
+        # condition again, for the processes that read the same old value at the same time.
+        TenantAPIKey.objects.filter(
+            Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - LAST_USED_RESOLUTION),
+            pk=key.pk,
+        ).update(last_used_at=now)
+    except DatabaseError:
+        # Bookkeeping: the request the key authenticated goes on.
+        logger.warning("could not record the last use of API key %s", key.prefix, exc_info=True)
+        return
+    key.last_used_at = now
+
+
 @receiver([post_save, post_delete], sender=TenantAPIKey, dispatch_uid="api_key_changed")
 @receiver([post_save, post_delete], sender=Tenant, dispatch_uid="api_tenant_changed")
 def _key_or_tenant_changed(**kwargs: Any) -> None:
@@ -136,6 +167,7 @@ class TenantAPIKeyAuthentication(authentication.BaseAuthentication):
         tenant = key.tenant
         if key.has_expired or not tenant.is_active:
             raise exceptions.AuthenticationFailed("Unknown or revoked API key.")
+        _last_use_record(key)
         _remember(digest, key, tenant)
         request_context_set_tenant(tenant.name)
         return TenantPrincipal(tenant, key), key

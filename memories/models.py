@@ -75,11 +75,29 @@ class Tenant(models.Model):
 class TenantAPIKey(AbstractAPIKey):
     """A hashed, named, revocable API key of one tenant."""
 
+    class Scope(models.TextChoices):
+        READ = "read", "Read only: relevant, full, list, context"
+        READ_WRITE = "read_write", "Read and write"
+
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="api_keys")
+    scope = models.CharField(
+        max_length=20,
+        choices=Scope.choices,
+        default=Scope.READ_WRITE,
+        help_text="A read-only key may recall and list memories but not extract, forget or erase.",
+    )
+    # Written at most once a minute per key and process, so a request pays no UPDATE for it.
+    last_used_at = models.DateTimeField("last used", null=True, blank=True, editable=False)
 
     class Meta(AbstractAPIKey.Meta):
         verbose_name = "API key"
         verbose_name_plural = "API keys"
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(scope__in=["read", "read_write"]),
+                name="tenantapikey_scope_valid",
+            ),
+        ]
 
 
 class EndUser(models.Model):

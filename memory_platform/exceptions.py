@@ -48,6 +48,18 @@ class NotFound(ApplicationError):
     default_message = "Not found."
 
 
+class ReadOnlyKey(ApplicationError):
+    """A read-only API key tried to write (extract, forget, erase, a writing tool)."""
+
+    status_code = 403
+    code = "read_only_key"
+    default_message = (
+        "This API key is read-only: it may recall and list memories, not write or delete them. "
+        "Use a read-write key (an operator makes one in the admin, or with "
+        "`manage.py create_api_key`)."
+    )
+
+
 class RateLimited(ApplicationError):
     """More requests for one end user than the rate limit allows (outside DRF's throttles)."""
 

@@ -19,6 +19,8 @@ from contextvars import ContextVar
 
 from django.http import HttpRequest, HttpResponse
 
+from memory_platform.metrics import HTTP_DURATION, HTTP_REQUESTS
+
 HEADER = "X-Request-ID"
 _META_KEY = "HTTP_X_REQUEST_ID"
 # What a caller's id may look like; anything else is replaced, never echoed.
@@ -27,6 +29,7 @@ _SANE = re.compile(r"[A-Za-z0-9._:@/+=-]{1,128}")
 TASK_HEADER = "memory_request_id"
 
 access_logger = logging.getLogger("memory_platform.requests")
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 _request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
 _tenant: ContextVar[str | None] = ContextVar("request_tenant", default=None)
@@ -67,12 +70,32 @@ def request_context(request_id: str | None) -> Iterator[str]:
         _request_id.reset(id_token)
 
 
-def _endpoint(request: HttpRequest) -> str:
-    """The route template (`/memories/relevant`), never the query string (it holds prompts)."""
+@contextlib.contextmanager
+def tenant_context(name: str | None) -> Iterator[None]:
+    """Work for tenant `name` outside its request (a job in a worker): what it logs and the LLM
+    calls it makes are labelled with the tenant; restored on exit."""
+    token = _tenant.set(name)
+    try:
+        yield
+    finally:
+        _tenant.reset(token)
+
+
+def _route(request: HttpRequest) -> str | None:
+    """The route template (`/memories/relevant`) the request matched, if any."""
     match = getattr(request, "resolver_match", None)
     if match is not None and match.route:
         return "/" + match.route.lstrip("^").rstrip("$")
-    return request.path[:200]
+    return None
+
+
+def _metrics_observe(method: str, route: str | None, status: int, seconds: float) -> None:
+    """Count the request in Prometheus with bounded labels: a path that matched no route, or
+    a method nobody uses, is one label value, not one per path a scanner tries."""
+    method = method if method in _METHODS else "other"
+    endpoint = route or "unmatched"
+    HTTP_REQUESTS.labels(method, endpoint, str(status)).inc()
+    HTTP_DURATION.labels(method, endpoint).observe(seconds)
 
 
 class RequestIdMiddleware:
@@ -87,9 +110,13 @@ class RequestIdMiddleware:
             request.request_id = rid
             response = self.get_response(request)
             response[HEADER] = rid
-            duration_ms = round((time.perf_counter() - started) * 1000, 1)
+            elapsed = time.perf_counter() - started
+            duration_ms = round(elapsed * 1000, 1)
             status = response.status_code
-            endpoint = _endpoint(request)
+            route = _route(request)
+            # Never the query string: it holds prompts.
+            endpoint = route or request.path[:200]
+            _metrics_observe(request.method, route, status, elapsed)
             access_logger.log(
                 logging.WARNING if status >= 500 else logging.INFO,
                 "%s %s %s %sms",

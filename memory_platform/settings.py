@@ -9,6 +9,7 @@ switch to real servers.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
 from datetime import timedelta
@@ -88,6 +89,23 @@ def env_list(name: str, default: list[str]) -> list[str]:
 # credentials) lives here so that deleting one folder resets a local install.
 DATA_DIR = Path(env_str("MEMORY_DATA_DIR", str(BASE_DIR / ".data"))).resolve()
 
+# Prometheus metrics (memory_platform.metrics). Every process writes its samples under one
+# directory that a scrape sums; prometheus_client reads the variable when first imported, so
+# it is set here, before any app imports it. `make run` empties it at start.
+os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", str(DATA_DIR / "prometheus"))
+Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]).mkdir(parents=True, exist_ok=True)
+# /metrics is off until one of these is set: a bearer token, or the scrapers' addresses.
+METRICS_TOKEN = env_str("METRICS_TOKEN")
+METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS", [])
+for _network in METRICS_ALLOWED_IPS:
+    try:
+        ipaddress.ip_network(_network, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"METRICS_ALLOWED_IPS: {_network!r} is neither an IP address nor a network "
+            "(e.g. 10.0.0.5 or 10.0.0.0/8)"
+        ) from None
+
 
 def _local_secret_key() -> str:
     """Return a secret key generated once and kept under DATA_DIR."""
@@ -132,6 +150,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework_api_key",
     "drf_spectacular",
+    # Swagger UI's files, served by this service (no CDN): /api/docs/ works offline.
+    "drf_spectacular_sidecar",
     # Failed admin logins, counted per account and per address (the guarded login).
     "axes",
     "memory_platform",
@@ -342,10 +362,15 @@ RECALL_ACCESS_FLUSH_SECONDS = env_float("RECALL_ACCESS_FLUSH_SECONDS", 2.0)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["memories.authentication.TenantAPIKeyAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        # A read-only key's write is a 403 `read_only_key`.
+        "memories.permissions.KeyScopePermission",
+    ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # drf-spectacular's, telling per operation whether a read-only key may call it.
+    "DEFAULT_SCHEMA_CLASS": "memories.schema.AutoSchema",
     "EXCEPTION_HANDLER": "memory_platform.exceptions.exception_handler",
     "UNAUTHENTICATED_USER": None,
 }
@@ -358,6 +383,9 @@ SPECTACULAR_SETTINGS = {
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
     "COMPONENT_SPLIT_REQUEST": True,
+    # Swagger UI from drf-spectacular-sidecar's static files, not a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
 }
 
 # --- the rest of Django --------------------------------------------------------------------

@@ -5,12 +5,15 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from memory_platform.health import HealthApi
+from memory_platform.metrics import metrics_view
 
 handler404 = "memory_platform.exceptions.not_found"
 handler500 = "memory_platform.exceptions.server_error"
 
 urlpatterns = [
     path("health", HealthApi.as_view(), name="health"),
+    # Outside the API's key auth: protected by METRICS_TOKEN / METRICS_ALLOWED_IPS instead.
+    path("metrics", metrics_view, name="metrics"),
     path("memories/", include("extraction.urls")),
     path("memories/", include("recall.urls")),
     # Last: its DELETE /memories/{id} would otherwise match the other apps' paths.

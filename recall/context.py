@@ -10,6 +10,7 @@ from integrations.tokens import get_encoding
 from memories.models import Tenant
 from memories.selectors import end_user_get, memory_profile_list, memory_session_list
 from memories.services.usage import tenant_usage_add
+from memory_platform.metrics import RECALL_DURATION
 from recall.selectors import memory_recall
 
 # The tiers, in the order they are filled and shown, and their share of the budget. What a
@@ -155,7 +156,20 @@ def memory_context(
 ) -> Context:
     """The tenant's end user's context for `prompt`; a user never seen has an empty one.
 
-    Counted as one recall in the tenant's usage."""
+    Counted as one recall in the tenant's usage, and timed in the metrics."""
+    with RECALL_DURATION.labels("context").time():
+        return _context_read(
+            tenant=tenant,
+            external_id=external_id,
+            prompt=prompt,
+            max_tokens=max_tokens,
+            session_id=session_id,
+        )
+
+
+def _context_read(
+    *, tenant: Tenant, external_id: uuid.UUID, prompt: str, max_tokens: int, session_id: str | None
+) -> Context:
     end_user = end_user_get(tenant=tenant, external_id=external_id)
     if end_user is None:
         tenant_usage_add(tenant_id=tenant.pk, recalls=1)

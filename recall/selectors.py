@@ -12,6 +12,7 @@ from django.conf import settings
 from integrations.embeddings import EmbeddingError, embed_query
 from memories.models import EndUser, Tenant
 from memories.services.usage import tenant_usage_add
+from memory_platform.metrics import RECALL_DURATION
 from recall.access import access_record
 from recall.domains import names, needs, reading
 from recall.index import UserIndex, user_index_find, user_index_get
@@ -85,8 +86,10 @@ def memory_recall_for_external_id(
     warm request instead of an ORM lookup and then the stamp. Counted as one recall in the
     tenant's usage (the one write of this module besides access statistics)."""
     mode = _checked_mode(mode)
-    index = user_index_find(tenant_id=tenant.pk, external_id=external_id)
-    recall = _recall(index, prompt=prompt, limit=limit, mode=mode, explain=explain)
+    # The index's lookup (or build) and the ranking, not the usage write after them.
+    with RECALL_DURATION.labels("relevant").time():
+        index = user_index_find(tenant_id=tenant.pk, external_id=external_id)
+        recall = _recall(index, prompt=prompt, limit=limit, mode=mode, explain=explain)
     tenant_usage_add(tenant_id=tenant.pk, recalls=1, **recall.cost.counts())
     return recall
 

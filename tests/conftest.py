@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
+from memory_platform.requests import tenant_context
 from tests.factories import EndUserFactory, TenantFactory
 
 # The OpenAI-protocol stub server (fixtures `llm_stub`, ...) is shared by every test package.
@@ -19,6 +20,14 @@ def django_db_setup(django_db_setup, django_db_blocker):
         cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
         assert cursor.fetchone(), "pgvector is missing from the test database"
     yield
+
+
+@pytest.fixture(autouse=True)
+def _no_tenant_in_context():
+    """Each test starts outside any tenant's request: a test that authenticates a key outside
+    a request (the middleware would reset it) must not label the next test's work."""
+    with tenant_context(None):
+        yield
 
 
 @pytest.fixture

@@ -26,7 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def clean_env(**overrides: str) -> dict[str, str]:
     """Return the environment of a new user's shell: none of the service's variables set."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "MEMORY_"))}
-    for name in ("DATABASE_URL", "REDIS_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "RECALL_MODE"):
+    # PROMETHEUS_MULTIPROC_DIR: the settings set it for this process; a new one derives its own.
+    names = ("DATABASE_URL", "REDIS_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "RECALL_MODE")
+    for name in (*names, "PROMETHEUS_MULTIPROC_DIR"):
         env.pop(name, None)
     env.update(overrides)
     return env

@@ -1,6 +1,8 @@
 """The dependency rule, read from the source tree: apps depend one way and no module circles.
 
-    memory_platform, integrations  <-  memories  <-  extraction | recall  <-  agents  <-  bench
+    memory_platform  <-  integrations  <-  memories  <-  extraction | recall  <-  agents  <-  bench
+
+(integrations may use memory_platform's wiring: the request context and the metrics.)
 
 Every import counts, at module level or inside a function, `import x` and `from x import y`.
 """
@@ -21,7 +23,8 @@ PACKAGES = (
 # What each top-level package may import of the others (itself always).
 ALLOWED: dict[str, set[str]] = {
     "memory_platform": set(),
-    "integrations": set(),
+    # The outside clients report to the wiring: metrics, the request's tenant.
+    "integrations": {"memory_platform"},
     "memories": {"memory_platform", "integrations"},
     "extraction": {"memory_platform", "integrations", "memories"},
     "recall": {"memory_platform", "integrations", "memories"},

@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 
 from agents.mcp.server import memory_server
 from memories.models import Tenant
+from memories.permissions import key_may_write
 
 Headers = list[tuple[bytes, bytes]]
 
@@ -50,11 +51,13 @@ def _asgi_scope(request: Request) -> dict[str, Any]:
     }
 
 
-async def _serve(tenant: Tenant, scope: dict[str, Any], body: bytes) -> tuple[int, Headers, bytes]:
+async def _serve(
+    tenant: Tenant, may_write: bool, scope: dict[str, Any], body: bytes
+) -> tuple[int, Headers, bytes]:
     """Run one HTTP exchange through the SDK's transport; return its status, headers, body."""
     # run() may be entered once per manager, and a manager is a few objects: one per request.
     manager = StreamableHTTPSessionManager(
-        app=memory_server(tenant), json_response=True, stateless=True
+        app=memory_server(tenant, may_write=may_write), json_response=True, stateless=True
     )
     status, headers, chunks = 500, [], []
     answered = anyio.Event()
@@ -90,6 +93,9 @@ class McpApi(APIView):
     # The body is the SDK's to parse; DRF never reads it. The user_id is inside the JSON-RPC
     # message, so each tool call counts against its user's limit itself (agents.mcp.server).
     throttle_classes: list[type] = []
+    # Every MCP message is a POST; a read-only key's remember or forget is refused per call,
+    # as a tool error `read_only_key` (agents.tools.tool_call), like every other tool error.
+    key_scope_per_call = True
 
     def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:
         # Errors leave as JSON whatever the client accepts: an MCP client's GET asks for
@@ -101,7 +107,7 @@ class McpApi(APIView):
         # async_to_sync, not asyncio.run: the tools' ORM calls (sync_to_async,
         # thread_sensitive) come back to this thread and its database connection.
         status, headers, content = async_to_sync(_serve)(
-            request.user.tenant, _asgi_scope(request), body
+            request.user.tenant, key_may_write(request.auth), _asgi_scope(request), body
         )
         response = HttpResponse(content, status=status)
         for name, value in headers:

@@ -47,7 +47,15 @@ VERSION = _version()
 
 _TOOL_LIST = types.ListToolsResult(
     tools=[
-        types.Tool(name=tool.name, description=tool.description, input_schema=tool.parameters)
+        types.Tool(
+            name=tool.name,
+            description=tool.description,
+            input_schema=tool.parameters,
+            # A host may run a reading tool without asking; a read-only key may call only those.
+            annotations=types.ToolAnnotations(
+                read_only_hint=not tool.writes, destructive_hint=tool.name == "forget"
+            ),
+        )
         for tool in TOOLS.values()
     ]
 )
@@ -70,9 +78,16 @@ def _error_result(error: ApplicationError) -> types.CallToolResult:
 
 
 def tool_result(
-    *, tenant: Tenant, name: str, arguments: dict[str, Any] | None, close_connections: bool
+    *,
+    tenant: Tenant,
+    name: str,
+    arguments: dict[str, Any] | None,
+    close_connections: bool,
+    may_write: bool = True,
 ) -> types.CallToolResult:
-    """Run one tool call (synchronously, in a thread that may use the ORM) as an MCP result."""
+    """Run one tool call (synchronously, in a thread that may use the ORM) as an MCP result.
+
+    may_write: False for a read-only API key; a writing tool then answers `read_only_key`."""
     if close_connections:
         # Outside a request cycle nothing else drops a connection past CONN_MAX_AGE or broken
         # by a database restart; Django does exactly this around each request.
@@ -86,7 +101,7 @@ def tool_result(
             wait = end_user_rate_wait(tenant_id=tenant.pk, user_id=user_id)
             if wait is not None:
                 raise RateLimited(extra={"retry_after": wait})
-        result = tool_call(tenant=tenant, name=name, arguments=arguments)
+        result = tool_call(tenant=tenant, name=name, arguments=arguments, may_write=may_write)
     except ApplicationError as exc:
         return _error_result(exc)
     except DatabaseError:
@@ -98,9 +113,13 @@ def tool_result(
     return _json_result(result)
 
 
-def memory_server(tenant: Tenant, *, close_connections: bool = False) -> Server[Any]:
+def memory_server(
+    tenant: Tenant, *, may_write: bool = True, close_connections: bool = False
+) -> Server[Any]:
     """The MCP server of `tenant`'s memory tools.
 
+    may_write: False for a read-only API key: remember and forget then answer a tool error
+    `read_only_key` (stdio, run by an operator with the tenant's name, may write).
     close_connections: drop stale database connections around each call, for a long-lived
     process outside Django's request cycle (stdio); under a request Django does it already.
     """
@@ -121,6 +140,7 @@ def memory_server(tenant: Tenant, *, close_connections: bool = False) -> Server[
             name=params.name,
             arguments=params.arguments,
             close_connections=close_connections,
+            may_write=may_write,
         )
 
     return Server(

@@ -101,9 +101,17 @@ with contextlib.suppress(admin.exceptions.NotRegistered):
 
 @admin.register(TenantAPIKey)
 class TenantAPIKeyAdmin(TenantScopedAdmin, APIKeyModelAdmin):
-    list_display = [*APIKeyModelAdmin.list_display, "tenant"]
-    list_filter = [*APIKeyModelAdmin.list_filter, ("tenant", admin.RelatedOnlyFieldListFilter)]
+    list_display = [*APIKeyModelAdmin.list_display, "scope", "last_used_at", "tenant"]
+    list_filter = [
+        "scope",
+        *APIKeyModelAdmin.list_filter,
+        ("tenant", admin.RelatedOnlyFieldListFilter),
+    ]
     list_select_related = ["tenant"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        """The package's, and when the key was made and last used (shown, never edited)."""
+        return [*super().get_readonly_fields(request, obj), "created", "last_used_at"]
 
 
 @admin.register(EndUser)

@@ -8,7 +8,9 @@ from memories.models import Tenant, TenantAPIKey
 
 
 @transaction.atomic
-def tenant_api_key_create(*, tenant_name: str, key_name: str) -> tuple[TenantAPIKey, str]:
+def tenant_api_key_create(
+    *, tenant_name: str, key_name: str, scope: str = TenantAPIKey.Scope.READ_WRITE
+) -> tuple[TenantAPIKey, str]:
     """Create an API key for the named tenant (created if new); return it and the raw key."""
     tenant, _ = Tenant.objects.get_or_create(name=tenant_name.strip())
-    return TenantAPIKey.objects.create_key(tenant=tenant, name=key_name)
+    return TenantAPIKey.objects.create_key(tenant=tenant, name=key_name, scope=scope)

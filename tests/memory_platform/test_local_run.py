@@ -63,7 +63,7 @@ def test_run_from_nothing_serves_health_and_admin_and_restarts_on_the_same_data(
         status, login_page = http_get(f"{base}/admin/")
         assert status == 200
         assert 'name="password"' in login_page
-        assert "Site administration" in _admin_login(base, password)
+        assert "Memory platform" in _admin_login(base, password)
         # Killed, not stopped: the next start must cope with what it left behind.
         os.killpg(server.pid, signal.SIGKILL)
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from memories.models import TenantAPIKey
 from memories.services.tenants import tenant_api_key_create
 
 
@@ -15,15 +16,24 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--tenant", required=True, help="Tenant (client application) name.")
         parser.add_argument("--name", default="", help="A label for the key (default: 'cli').")
+        parser.add_argument(
+            "--read-only",
+            action="store_true",
+            help="A read-only key: relevant, full, list, context and the reading tools; "
+            "writes (extract, forget, erase, remember) are answered 403.",
+        )
 
-    def handle(self, *args: Any, tenant: str, name: str, **options: Any) -> None:
+    def handle(self, *args: Any, tenant: str, name: str, read_only: bool, **options: Any) -> None:
         if not tenant.strip():
             raise CommandError("--tenant must not be empty.")
         if len(tenant.strip()) > 100:
             raise CommandError("--tenant must be at most 100 characters.")
-        key, raw_key = tenant_api_key_create(tenant_name=tenant, key_name=name or "cli")
+        scope = TenantAPIKey.Scope.READ if read_only else TenantAPIKey.Scope.READ_WRITE
+        key, raw_key = tenant_api_key_create(
+            tenant_name=tenant, key_name=name or "cli", scope=scope
+        )
         self.stdout.write(
-            f"Created API key '{key.name}' (prefix {key.prefix}) for tenant '{key.tenant.name}'. "
-            "It is shown once; store it now:"
+            f"Created {'read-only' if read_only else 'read-write'} API key '{key.name}' (prefix "
+            f"{key.prefix}) for tenant '{key.tenant.name}'. It is shown once; store it now:"
         )
         self.stdout.write(raw_key)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -62,7 +64,18 @@ class Command(BaseCommand):
             + (f" (broker: {broker})" if settings.REDIS_URL else "")
         )
         self.stdout.flush()
+        metrics_files_clear()
         sys.exit(supervise(commands))
+
+
+def metrics_files_clear() -> None:
+    """Delete the metric sample files that processes of an earlier run left."""
+    # Else they would be summed into every scrape forever; counters starting again from zero
+    # is what Prometheus expects of a restart.
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if directory:
+        for path in Path(directory).glob("*.db"):
+            path.unlink(missing_ok=True)
 
 
 def supervise(commands: dict[str, list[str]]) -> int:
