@@ -12,7 +12,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Min, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -60,8 +60,7 @@ def review_queue_summary(request: HttpRequest) -> dict[str, Any]:
 
     def summary() -> dict[str, Any]:
         pending = scoped(request, review_item_pending_list(), "end_user__tenant")
-        oldest = pending.values_list("created_at", flat=True).first()
-        return {"pending": pending.count(), "oldest": oldest}
+        return pending.order_by().aggregate(pending=Count("pk"), oldest=Min("created_at"))
 
     return {"review_queue": SimpleLazyObject(summary)}
 
