@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import logging
 import uuid
 
 import pytest
@@ -11,34 +9,16 @@ from rest_framework.test import APIClient
 
 from extraction.models import ExtractionJob
 from extraction.tasks import extraction_job_run_task
-from memory_platform.jsonlog import JsonFormatter
 from memory_platform.requests import TASK_HEADER
 from tests.factories import api_key_for
+from tests.logcapture import json_lines
 from tests.scripted_llm import ScriptedLLM, fact
-
-
-class Lines(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__()
-        self.setFormatter(JsonFormatter())
-        self.lines: list[dict] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(json.loads(self.format(record)))
 
 
 @pytest.fixture
 def task_lines():
-    handler = Lines()
-    logger = logging.getLogger("extraction.tasks")
-    logger.addHandler(handler)
-    previous = logger.level
-    logger.setLevel(logging.INFO)
-    try:
-        yield handler.lines
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(previous)
+    with json_lines("extraction.tasks") as lines:
+        yield lines
 
 
 @pytest.fixture

@@ -14,36 +14,17 @@ from rest_framework.test import APIClient
 from memory_platform.jsonlog import JsonFormatter, PlainFormatter
 from memory_platform.requests import request_context, request_id_get
 from tests.factories import api_key_for
+from tests.logcapture import json_lines
 
 pytestmark = pytest.mark.django_db
 
 GENERATED = re.compile(r"[0-9a-f]{32}")
 
 
-class Lines(logging.Handler):
-    """Formats each record as it is emitted (in the emitting context), as the console does."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.setFormatter(JsonFormatter())
-        self.lines: list[dict] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(json.loads(self.format(record)))
-
-
 @pytest.fixture
 def access_lines():
-    handler = Lines()
-    logger = logging.getLogger("memory_platform.requests")
-    logger.addHandler(handler)
-    previous = logger.level
-    logger.setLevel(logging.INFO)
-    try:
-        yield handler.lines
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(previous)
+    with json_lines("memory_platform.requests") as lines:
+        yield lines
 
 
 @pytest.fixture
