@@ -9,7 +9,6 @@ from django.core.checks import Error, register
 from django.db import DatabaseError, connection
 from django.db.migrations.executor import MigrationExecutor
 
-
 # Commands that bring the database up to date (or show how far behind it is).
 _MIGRATING = {"migrate", "showmigrations", "makemigrations"}
 

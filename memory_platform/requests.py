@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
 from memory_platform.metrics import HTTP_DURATION, HTTP_REQUESTS
@@ -79,6 +80,17 @@ def tenant_context(name: str | None) -> Iterator[None]:
         yield
     finally:
         _tenant.reset(token)
+
+
+def client_address(request: HttpRequest) -> str | None:
+    """The client's address: REMOTE_ADDR, or behind PROXY_COUNT trusted proxies the entry the
+    outermost one appended to X-Forwarded-For (entries left of it are the client's to forge)."""
+    count = settings.PROXY_COUNT
+    forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    forwarded = [part for part in forwarded if part]
+    if count and len(forwarded) >= count:
+        return forwarded[-count]
+    return request.META.get("REMOTE_ADDR")
 
 
 def _route(request: HttpRequest) -> str | None:

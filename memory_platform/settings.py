@@ -193,6 +193,10 @@ AXES_LOCKOUT_TEMPLATE = "admin/login_locked.html"
 # Failed attempts are kept as a log for operators; successful logins are not logged again.
 AXES_ENABLE_ACCESS_FAILURE_LOG = True
 AXES_DISABLE_ACCESS_LOG = True
+# Behind the TLS proxy (DJANGO_HTTPS) every connection comes from a proxy: the client is the
+# address the outermost of DJANGO_PROXY_COUNT proxies appended to X-Forwarded-For.
+PROXY_COUNT = env_int("DJANGO_PROXY_COUNT", 1, minimum=1) if HTTPS else 0
+AXES_CLIENT_IP_CALLABLE = "memory_platform.requests.client_address"
 
 ROOT_URLCONF = "memory_platform.urls"
 WSGI_APPLICATION = "memory_platform.wsgi.application"

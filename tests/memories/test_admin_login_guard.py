@@ -93,3 +93,31 @@ def test_api_keys_are_not_logins_and_are_never_locked(client, operator, settings
         REMOTE_ADDR="127.0.0.1",
     )
     assert response.status_code == 200
+
+
+def test_behind_the_tls_proxy_clients_are_told_apart_by_the_address_it_forwards(
+    client, operator, settings
+):
+    settings.PROXY_COUNT = 1  # what DJANGO_HTTPS sets (test_production_settings checks it)
+    get_user_model().objects.create_superuser("sam", password=PASSWORD)
+
+    def via_proxy(username: str, password: str, client_address: str, forged: str = ""):
+        forwarded = f"{forged}, {client_address}" if forged else client_address
+        return client.post(
+            LOGIN,
+            {"username": username, "password": password, "next": "/admin/"},
+            REMOTE_ADDR="10.0.0.2",  # the proxy, for everyone
+            HTTP_X_FORWARDED_FOR=forwarded,
+        )
+
+    for n in range(settings.AXES_FAILURE_LIMIT):
+        # An attacker forging the left of the header is still one address: the proxy's entry.
+        assert via_proxy(
+            f"guess-{n}", "wrong", "198.51.100.9", forged=f"1.2.3.{n}"
+        ).status_code in (
+            200,
+            429,
+        )
+
+    assert via_proxy("sam", PASSWORD, "198.51.100.9").status_code == 429
+    assert via_proxy("sam", PASSWORD, "203.0.113.50").status_code == 302

@@ -69,6 +69,7 @@ print(json.dumps({
     "secure": [secure.status_code, secure.get("Strict-Transport-Security")],
     "health": health is None,
     "cookies": [s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE],
+    "proxies": s.PROXY_COUNT,
 }))
 """
     result = _run(["-c", code], **PRODUCTION)
@@ -80,3 +81,4 @@ print(json.dumps({
     assert seen["secure"][1] == "max-age=31536000; includeSubDomains; preload"
     assert seen["health"] is True  # probes and scrapers inside the network stay on HTTP
     assert seen["cookies"] == [True, True]
+    assert seen["proxies"] == 1  # the admin login guard counts the forwarded client
