@@ -105,8 +105,9 @@ DOMAINS: tuple[Domain, ...] = (
         "plants, decorating, moving house, getting a pet",
         """live lives living city town village neighbourhood neighborhood flat apartment
         house studio garden balcony rent rents renting landlord mortgage floor elevator lift
-        stairs suburb""",
-        """near nearby local weather markets market furniture sofa bed grow growing garden
+        stairs suburb moved relocated relocating hometown address""",
+        """live lives living home address hometown neighbourhood neighborhood city town
+        near nearby local weather markets market furniture sofa bed grow growing garden
         gardening vegetables plants decorate decorating diy move moving dog dogs cat cats
         puppy kitten pet pets heat heating insulation boiler solar renovate renovation
         place backyard yard tub""",

@@ -72,3 +72,34 @@ def test_a_prompt_reaches_the_memory_its_domain_needs_without_a_shared_word(loca
         wanted = needs(prompt, vectors(prompt)[0], model)
         found = dict(zip(NAMES, wanted, strict=True))
         assert int(np.argmax(need(wanted, domains))) == expected, (prompt, found)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "where do I live?",
+        "what city am I in these days",
+        "what's my address again?",
+        "Any good bakeries near me?",
+        "what's the weather like at home today?",
+    ],
+)
+@pytest.mark.parametrize(
+    "fact",
+    [
+        "User recently moved to Porto",
+        "User relocated to Berlin for work",
+        "User's hometown is Cork",
+    ],
+)
+def test_where_the_user_lives_is_reached_however_the_move_was_said(local, prompt, fact):
+    from integrations.embeddings import current_model_id
+
+    model = current_model_id()
+    facts = [fact, "User works as a nurse", "User prefers green tea"]
+    domains = membership(facts, facts, vectors(*facts), model)
+
+    wanted = needs(prompt, vectors(prompt)[0], model)
+
+    assert int(np.argmax(need(wanted, domains))) == 0
+    assert need(wanted, domains)[0] > 0
