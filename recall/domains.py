@@ -120,7 +120,8 @@ DOMAINS: tuple[Domain, ...] = (
         """car cars drive drives driving licence license bike bicycle cycle cycles train bus tube
         metro tram commute commutes transport electric""",
         """somewhere shop shopping grocery groceries carry airport station commute quickest
-        route sofa ikea furniture delivery pick collect drive driving road roadtrip""",
+        route sofa ikea furniture delivery pick collect drive driving road roadtrip car cars
+        vehicle mechanic engine tyre tyres tire tires parking petrol fuel""",
     ),
     _domain(
         "work",

@@ -103,3 +103,19 @@ def test_where_the_user_lives_is_reached_however_the_move_was_said(local, prompt
 
     assert int(np.argmax(need(wanted, domains))) == 0
     assert need(wanted, domains)[0] > 0
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    ["my car is making a weird noise", "Where can I get my tyres changed?", "find me parking"],
+)
+def test_a_prompt_about_the_car_reaches_what_the_user_drives(local, prompt):
+    from integrations.embeddings import current_model_id
+
+    model = current_model_id()
+    facts = ["User drives a 2015 Honda Civic", "User works as a nurse", "User is learning Japanese"]
+    domains = membership(facts, facts, vectors(*facts), model)
+
+    wanted = needs(prompt, vectors(prompt)[0], model)
+
+    assert int(np.argmax(need(wanted, domains))) == 0 and need(wanted, domains)[0] > 0
