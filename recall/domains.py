@@ -72,7 +72,9 @@ DOMAINS: tuple[Domain, ...] = (
         head pounding symptoms doctor chart charts colours colors palette fasting fast
         highlight highlights highlighting spreadsheet spreadsheets sheets graph graphs
         dashboard league basketball soccer football hockey tennis skiing ski dance dancing
-        climbing zipline rollercoaster tower rooftop""",
+        climbing zipline rollercoaster tower rooftop coffee caffeine alcohol wine beer
+        medicine medicines pill pills supplement supplements painkiller painkillers ibuprofen
+        aspirin vaccine vaccination""",
     ),
     _domain(
         "family",
@@ -133,7 +135,8 @@ DOMAINS: tuple[Domain, ...] = (
         consultant analyst""",
         """career cv resume linkedin headline interview interviews colleague colleagues boss
         job jobs salary raise promotion availability commit commitment weekly every
-        course classes league season schedule career""",
+        course classes league season schedule career cover letter application applications
+        apply applying portfolio references workplace meeting meetings""",
     ),
     _domain(
         "money",
@@ -166,7 +169,7 @@ DOMAINS: tuple[Domain, ...] = (
         vinyl models""",
         """recommend recommendation recommendations listen read play playlist repertoire
         opening openings level practise practice learn evening sight reading project
-        projects bored spare voice""",
+        projects bored spare voice hobby hobbies pastime""",
     ),
     _domain(
         "travel",

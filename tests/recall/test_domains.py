@@ -119,3 +119,24 @@ def test_a_prompt_about_the_car_reaches_what_the_user_drives(local, prompt):
     wanted = needs(prompt, vectors(prompt)[0], model)
 
     assert int(np.argmax(need(wanted, domains))) == 0 and need(wanted, domains)[0] > 0
+
+
+@pytest.mark.parametrize(
+    ("prompt", "fact"),
+    [
+        ("I need a new hobby", "User plays guitar in a band on weekends"),
+        ("is it ok for me to drink coffee?", "User takes medication for high blood pressure"),
+        ("can I take ibuprofen with my pills?", "User takes medication for high blood pressure"),
+        ("help me write a cover letter", "User works remotely as a data analyst"),
+    ],
+)
+def test_a_prompt_needs_the_domain_it_names_in_passing(local, prompt, fact):
+    from integrations.embeddings import current_model_id
+
+    model = current_model_id()
+    facts = [fact, "User has a cat named Luna", "User's favorite cuisine is Thai food"]
+    domains = membership(facts, facts, vectors(*facts), model)
+
+    wanted = needs(prompt, vectors(prompt)[0], model)
+
+    assert int(np.argmax(need(wanted, domains))) == 0 and need(wanted, domains)[0] >= 0.5
