@@ -112,6 +112,13 @@ JOB_SUFFIX = re.compile(r"(?:er|or|ist|ian|eer|ant|ent|ect|ive|man|woman|person|
 NOT_A_JOB = words(
     """bit lot little tad mess wreck sucker winner loser monster disaster pain joke fool liar
     idiot nightmare number fan bother burden"""
+    # Diets, faiths and nationalities end like jobs (-ian, -ist, -er) but are none.
+    """ vegetarian vegan pescatarian pescetarian flexitarian carnivore omnivore christian
+    buddhist atheist agnostic australian canadian italian brazilian indian russian norwegian
+    egyptian colombian nigerian iranian hungarian belgian austrian peruvian croatian
+    ukrainian romanian bulgarian estonian latvian lithuanian serbian syrian jordanian
+    malaysian indonesian venezuelan argentinian chilean tunisian algerian ethiopian
+    kenyan haitian jamaican asian european american african"""
 )
 LANGUAGES = words(
     """english german french spanish italian portuguese dutch polish russian ukrainian chinese
