@@ -316,6 +316,8 @@ _PERSONAL = re.compile(
     r"|^\s*(?:please |can you |could you |would you )?(?:recommend|suggest|plan|help|find|"
     r"give|book|organi[sz]e|arrange|pick|choose|any (?:ideas|tips|advice|suggestions))\b"
     r"|\b(?:weather|near|nearby|local|tonight|tomorrow|best way)\b"
+    # Occasions that are always someone's own: "what's a good anniversary gift idea?"
+    r"|\b(?:anniversary|date night|birthday party)\b"
     r"|\bthis (?:weekend|week|evening|afternoon|morning)\b",
     re.IGNORECASE,
 )

@@ -19,6 +19,9 @@ from recall.domains import NAMES, is_general, is_personal, membership, need, nee
         # Apostrophes of contractions are not quotation marks hiding the "we" or the "my".
         "What's the traditional gift for the milestone we're hitting this year?",
         "I'm giving a talk at my kid's school, what should I say?",
+        # Occasions that are always someone's own, even without an "I" or "my".
+        "what's a good anniversary gift idea?",
+        "ideas for date night",
     ],
 )
 def test_requests_for_personal_help_are_personal(prompt):
@@ -33,6 +36,7 @@ def test_requests_for_personal_help_are_personal(prompt):
         'Translate "I would like a cup of tea, please" into German.',
         "Who was the first official world chess champion?",
         "Why are peanuts technically legumes rather than nuts?",
+        "When is the anniversary of the moon landing?",
     ],
 )
 def test_questions_anyone_could_ask_are_general(prompt):

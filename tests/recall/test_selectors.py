@@ -5,7 +5,7 @@ from integrations.embeddings import EmbeddingError
 from memories.models import Memory
 from recall import selectors
 from recall.access import access_flush
-from recall.index import user_index_invalidate
+from recall.index import local_index_clear, user_index_invalidate
 from recall.selectors import RelevantMemory, memory_relevant_list
 from tests.factories import EndUserFactory
 
@@ -139,3 +139,17 @@ def test_access_statistics_wait_for_the_background_flush(end_user, remember, set
     coffee.refresh_from_db()
     assert coffee.access_count == 1
     assert coffee.updated_at == updated_at  # an access is not an edit
+
+
+def test_an_occasion_of_the_users_own_reaches_their_partner_without_an_i_or_my(
+    end_user, remember, recall_settings
+):
+    recall_settings.MEMORY_EMBEDDER = "local"
+    local_index_clear()
+    partner, *_ = remember(
+        end_user, "User's partner is called Sam", "User works as a nurse", "User drinks green tea"
+    )
+
+    found = memory_relevant_list(end_user=end_user, prompt="what's a good anniversary gift idea?")
+
+    assert [m.id for m in found][:1] == [partner.id]
