@@ -180,12 +180,7 @@ def _job_run(job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
         raise ExtractionJobGone() from None
     except (LLMError, EmbeddingError) as exc:
         if isinstance(exc, LLMError):
-            # The failed exchange cost requests (and tokens of unusable replies) too.
-            usage.add(
-                llm_calls=exc.attempts,
-                prompt_tokens=exc.prompt_tokens,
-                completion_tokens=exc.completion_tokens,
-            )
+            usage.add_error(exc)  # the failed exchange cost requests (and tokens) too
         job = _job_record_failure(job_id=job_id, error=exc, usage=usage)
         raise ExtractionFailed(job, exc) from exc
 

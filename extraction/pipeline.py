@@ -29,6 +29,7 @@ from extraction.prompts import extract_with_llm
 from extraction.redaction import redact_candidate
 from extraction.rules import extract_candidates
 from integrations.embeddings import current_model_id, embed_texts
+from integrations.llm import LLMUsage
 from memories.models import AgentSession, ConflictPolicy, EndUser, Memory, MemoryVersion
 from memories.selectors import VISIBLE_STATUSES
 from memories.services.conflicts import review_item_file
@@ -39,27 +40,10 @@ logger = logging.getLogger(__name__)
 
 
 @dataclass
-class Usage:
+class Usage(LLMUsage):
     """What one extraction cost: LLM calls and tokens, and messages dropped for the budget."""
 
-    llm_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
     truncated_messages: int = 0
-
-    def add(self, *, llm_calls: int, prompt_tokens: int, completion_tokens: int) -> None:
-        """Count one more LLM exchange."""
-        self.llm_calls += llm_calls
-        self.prompt_tokens += prompt_tokens
-        self.completion_tokens += completion_tokens
-
-    def counts(self) -> dict[str, int]:
-        """The LLM counters of a tenant's usage (`tenant_usage_add`)."""
-        return {
-            "llm_calls": self.llm_calls,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-        }
 
 
 def candidates_extract(messages: list[dict[str, str]], usage: Usage) -> tuple[list[Candidate], str]:

@@ -91,6 +91,45 @@ class ChatResult:
         return self.finish_reason == "length"
 
 
+@dataclass
+class LLMUsage:
+    """What some LLM exchanges cost: HTTP requests made and the tokens the server reported."""
+
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, *, llm_calls: int, prompt_tokens: int, completion_tokens: int) -> None:
+        """Count one more LLM exchange."""
+        self.llm_calls += llm_calls
+        self.prompt_tokens += prompt_tokens
+        self.completion_tokens += completion_tokens
+
+    def add_reply(self, result: ChatResult) -> None:
+        """Count a completion, with every attempt it took."""
+        self.add(
+            llm_calls=result.attempts,
+            prompt_tokens=result.prompt_tokens,
+            completion_tokens=result.completion_tokens,
+        )
+
+    def add_error(self, error: LLMError) -> None:
+        """Count a failed exchange: its attempts and the tokens of replies that were unusable."""
+        self.add(
+            llm_calls=error.attempts,
+            prompt_tokens=error.prompt_tokens,
+            completion_tokens=error.completion_tokens,
+        )
+
+    def counts(self) -> dict[str, int]:
+        """As a tenant's usage counters (`memories.services.usage.tenant_usage_add`)."""
+        return {
+            "llm_calls": self.llm_calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+        }
+
+
 def llm_configured() -> bool:
     """True when an LLM server is configured (an API key is set; any key for local servers)."""
     return bool(settings.OPENAI_API_KEY)

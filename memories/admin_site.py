@@ -20,7 +20,6 @@ from memories.dashboard import (
     Dashboard,
     dashboard_get,
 )
-from memories.selectors import tenant_ids_operated_by
 
 # The admin's palette (its --primary, --secondary...), so the charts match the pages.
 BLUE, LIGHT_BLUE, ORANGE, GREEN, RED = "#417690", "#79aec8", "#c4884a", "#5b8c5a", "#ba2121"
@@ -49,8 +48,13 @@ class MemoryAdminSite(admin.AdminSite):
     def index(self, request: HttpRequest, extra_context: dict | None = None) -> TemplateResponse:
         context = dict(extra_context or {})
         if request.user.has_perm("memories.view_tenantusage"):
-            # A scoped operator's dashboard counts their tenants only.
-            tenant_ids = tenant_ids_operated_by(user=request.user)
+            # Imported here, not at the top: memories.admin registers its pages on this site,
+            # which does not exist yet while this module is first imported.
+            from memories.admin.scoping import request_tenant_ids
+
+            # A scoped operator's dashboard counts their tenants only (looked up once per
+            # request, shared with the review queue box).
+            tenant_ids = request_tenant_ids(request)
             context["dashboard"] = dashboard_context(dashboard_get(tenant_ids=tenant_ids))
         return super().index(request, extra_context=context)
 

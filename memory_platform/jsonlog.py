@@ -24,6 +24,11 @@ FIELDS = (
 )
 
 
+def _request_id(record: logging.LogRecord) -> str | None:
+    """The id a record was logged with, else the one of the request (or task) being served."""
+    return getattr(record, "request_id", None) or request_id_get()
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object per line: time (ISO 8601, UTC), level, logger, message, request_id,
     the known extra fields, and the exception's traceback if any."""
@@ -35,7 +40,7 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "message": record.getMessage(),
         }
-        rid = getattr(record, "request_id", None) or request_id_get()
+        rid = _request_id(record)
         if rid:
             line["request_id"] = rid
         for field in FIELDS:
@@ -58,6 +63,6 @@ class PlainFormatter(logging.Formatter):
         super().__init__("%(asctime)s %(levelname)s %(name)s%(rid)s %(message)s")
 
     def format(self, record: logging.LogRecord) -> str:
-        rid = getattr(record, "request_id", None) or request_id_get()
+        rid = _request_id(record)
         record.rid = f" [{rid}]" if rid else ""
         return super().format(record)

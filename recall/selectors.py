@@ -10,6 +10,7 @@ import numpy as np
 from django.conf import settings
 
 from integrations.embeddings import EmbeddingError, embed_query
+from integrations.llm import LLMUsage
 from memories.models import EndUser, Tenant
 from memories.services.usage import tenant_usage_add
 from memory_platform.metrics import RECALL_DURATION
@@ -18,7 +19,7 @@ from recall.domains import names, needs, reading
 from recall.index import UserIndex, user_index_find, user_index_get
 from recall.lexical import tokenize
 from recall.ranking import MODES, Query, Ranked, rank
-from recall.rerank import LLMCost, llm_choose
+from recall.rerank import llm_choose
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ class Recall:
     memories: list[RelevantMemory]
     explanation: dict | None = None
     # The LLM modes' calls and tokens, for the tenant's usage.
-    cost: LLMCost = field(default_factory=LLMCost)
+    cost: LLMUsage = field(default_factory=LLMUsage)
 
 
 def memory_relevant_list(
@@ -110,7 +111,7 @@ def _recall(
         return Recall([], {"reason": "no memories", "mode": mode} if explain else None)
     signals: tuple = ()
     explanation = {"mode": mode} if explain else None
-    cost = LLMCost()
+    cost = LLMUsage()
     if mode == "llm":
         picked = llm_choose(prompt=prompt, captions=list(index.captions), limit=limit, cost=cost)
         if picked is not None:
