@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
+from rest_framework.test import APIClient
 
 from memory_platform.requests import tenant_context
-from tests.factories import EndUserFactory, TenantFactory
+from tests.factories import EndUserFactory, TenantFactory, api_key_for
 
 # The OpenAI-protocol stub server (fixtures `llm_stub`, ...) is shared by every test package.
 pytest_plugins = ["tests.llm_stub"]
@@ -33,6 +34,14 @@ def _no_tenant_in_context():
 @pytest.fixture
 def tenant(db):
     return TenantFactory()
+
+
+@pytest.fixture
+def api(tenant) -> APIClient:
+    """The API as the tenant's client calls it: with one of its keys."""
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_key_for(tenant)}")
+    return client
 
 
 @pytest.fixture

@@ -21,13 +21,6 @@ def offline(settings):
     settings.RECALL_ACCESS_FLUSH_SECONDS = 0
 
 
-@pytest.fixture
-def api(tenant) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_key_for(tenant)}")
-    return client
-
-
 def call(api: APIClient, name: str, **arguments):
     return api.post("/tools/call", {"name": name, "arguments": arguments}, format="json")
 

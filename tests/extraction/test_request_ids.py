@@ -10,7 +10,6 @@ from rest_framework.test import APIClient
 from extraction.models import ExtractionJob
 from extraction.tasks import extraction_job_run_task
 from memory_platform.requests import TASK_HEADER
-from tests.factories import api_key_for
 from tests.logcapture import json_lines
 from tests.scripted_llm import ScriptedLLM, fact
 
@@ -19,13 +18,6 @@ from tests.scripted_llm import ScriptedLLM, fact
 def task_lines():
     with json_lines("extraction.tasks") as lines:
         yield lines
-
-
-@pytest.fixture
-def api(tenant) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_key_for(tenant)}")
-    return client
 
 
 def _extract(api: APIClient, user_id, request_id: str, path: str = "/memories/extract"):

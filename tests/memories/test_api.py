@@ -34,13 +34,6 @@ def llm(llm_settings) -> ScriptedLLM:
     return scripted
 
 
-@pytest.fixture
-def api(tenant) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_key_for(tenant)}")
-    return client
-
-
 def conversation(text: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": text}, {"role": "assistant", "content": "Got it."}]
 

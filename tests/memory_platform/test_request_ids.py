@@ -13,7 +13,6 @@ from rest_framework.test import APIClient
 
 from memory_platform.jsonlog import JsonFormatter, PlainFormatter
 from memory_platform.requests import request_context, request_id_get
-from tests.factories import api_key_for
 from tests.logcapture import json_lines
 
 pytestmark = pytest.mark.django_db
@@ -25,13 +24,6 @@ GENERATED = re.compile(r"[0-9a-f]{32}")
 def access_lines():
     with json_lines("memory_platform.requests") as lines:
         yield lines
-
-
-@pytest.fixture
-def api(tenant) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_key_for(tenant)}")
-    return client
 
 
 def test_a_response_carries_a_new_id():

@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from memories.models import Memory
 from recall.context import count_tokens
-from tests.factories import EndUserFactory, TenantFactory, api_key_for
+from tests.factories import EndUserFactory, TenantFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -20,13 +20,6 @@ FACTS = (
     "User is allergic to penicillin",
 )
 PROMPT = "How should I fit my half marathon training around my night shifts?"
-
-
-@pytest.fixture
-def api(tenant) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_key_for(tenant)}")
-    return client
 
 
 def test_the_context_answers_its_shape_with_cited_memories(api, end_user, remember):
