@@ -58,11 +58,7 @@ beat: install
 	$(VENV)/bin/celery -A memory_platform beat --loglevel INFO
 
 db-stop:
-	@test -x $(PY) && $(PY) -c "from pathlib import Path; \
-		from memory_platform.embedded import stop_embedded_postgres, stop_embedded_valkey; \
-		print('PostgreSQL', 'stopped' if stop_embedded_postgres(Path('.data/pg')) else 'not running'); \
-		print('Valkey', 'stopped' if stop_embedded_valkey(Path('.data/valkey')) else 'not running')" \
-		|| true
+	@test -x $(PY) && $(PY) manage.py embedded stop || true
 
 clean: db-stop
 	rm -rf $(VENV) .data staticfiles .pytest_cache .ruff_cache *.egg-info

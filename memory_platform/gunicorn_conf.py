@@ -41,3 +41,10 @@ def _json_error(sock, status_int: int, reason: str, mesg: str) -> None:
 
 # The workers call util.write_error by attribute, so this one module-level swap covers them.
 util.write_error = _json_error
+
+
+def on_starting(server: object) -> None:
+    """In the master, before any worker loads Django: the local install's servers and files."""
+    from memory_platform import local
+
+    local.prepare()

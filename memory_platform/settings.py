@@ -1,5 +1,9 @@
 """Settings for the memory platform, read from the environment with defaults that just work.
 
+Importing them starts nothing and writes nothing: paths of the local install are computed
+(memory_platform.local), and `memory_platform.local.prepare` creates them and starts the
+embedded servers for the commands that need them.
+
 With no environment variable at all the service runs on an embedded PostgreSQL (data under
 `.data/`), a local-memory cache with rate limits counted in files, eager Celery tasks, the
 local ONNX embedder and the offline extractor. `make run` adds an embedded Valkey
@@ -17,6 +21,9 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+
+from memory_platform import local
+from memory_platform.embedded import postgres_socket_dir, valkey_socket_path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -87,13 +94,13 @@ def env_list(name: str, default: list[str]) -> list[str]:
 
 # Everything the embedded default keeps (database files, the generated secret key, local
 # credentials) lives here so that deleting one folder resets a local install.
-DATA_DIR = Path(env_str("MEMORY_DATA_DIR", str(BASE_DIR / ".data"))).resolve()
+DATA_DIR = local.data_dir()
 
 # Prometheus metrics (memory_platform.metrics). Every process writes its samples under one
 # directory that a scrape sums; prometheus_client reads the variable when first imported, so
-# it is set here, before any app imports it. `make run` empties it at start.
-os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", str(DATA_DIR / "prometheus"))
-Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]).mkdir(parents=True, exist_ok=True)
+# it is set here, before any app imports it (`local.prepare` creates the directory). `make
+# run` empties it at start.
+os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", str(local.metrics_dir()))
 # /metrics is off until one of these is set: a bearer token, or the scrapers' addresses.
 METRICS_TOKEN = env_str("METRICS_TOKEN")
 METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS", [])
@@ -108,15 +115,13 @@ for _network in METRICS_ALLOWED_IPS:
 
 
 def _local_secret_key() -> str:
-    """Return a secret key generated once and kept under DATA_DIR."""
-    path = DATA_DIR / "secret_key"
-    if path.exists():
-        return path.read_text().strip()
-    DATA_DIR.mkdir(parents=True, exist_ok=True)
-    key = secrets.token_urlsafe(50)
-    path.write_text(key)
-    path.chmod(0o600)
-    return key
+    """Return the secret key `local.prepare` generated once and keeps under DATA_DIR."""
+    try:
+        return local.secret_key_file().read_text().strip() or secrets.token_urlsafe(50)
+    except OSError:
+        # A process that needs no shared key (`manage.py check`, `makemigrations`) before
+        # any `prepare`: a key of its own, since settings write nothing.
+        return secrets.token_urlsafe(50)
 
 
 SECRET_KEY = env_str("DJANGO_SECRET_KEY") or _local_secret_key()
@@ -224,20 +229,19 @@ TEMPLATES = [
 
 DATABASE_URL = env_str("DATABASE_URL")
 EMBEDDED_POSTGRES = not DATABASE_URL
-EMBEDDED_DATABASE_NAME = "memory_platform"
+EMBEDDED_DATABASE_NAME = local.EMBEDDED_DATABASE_NAME
 
 if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
 else:
-    from memory_platform.embedded import ensure_embedded_postgres
-
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": EMBEDDED_DATABASE_NAME,
             "USER": "postgres",
             "PASSWORD": "",
-            "HOST": ensure_embedded_postgres(DATA_DIR / "pg", EMBEDDED_DATABASE_NAME),
+            # Where the server that `local.prepare` starts listens (a pure function of the path).
+            "HOST": str(postgres_socket_dir(DATA_DIR / "pg")),
             "PORT": "",
             "CONN_MAX_AGE": 60,
         }
@@ -255,18 +259,15 @@ REDIS_URL = env_str("REDIS_URL")
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 # `make run` asks for an embedded Valkey under DATA_DIR when REDIS_URL names no server, so
 # that its web workers, Celery worker and beat share one cache, rate limit and queue. If it
-# cannot start, the reason is kept (a system check and `run_local` show it) and the service
-# falls back to the stores below that need no server.
+# could not start, `local.prepare` left the reason in MEMORY_EMBEDDED_REDIS_ERROR (a system
+# check and `run_local` show it) and the service falls back to the stores below that need no
+# server.
 EMBEDDED_REDIS = False
 EMBEDDED_REDIS_ERROR = ""
 if not REDIS_URL and env_bool("MEMORY_EMBEDDED_REDIS", False):
-    from memory_platform.embedded import EmbeddedServerError, ensure_embedded_valkey
-
-    try:
-        _valkey_socket = ensure_embedded_valkey(DATA_DIR / "valkey")
-    except EmbeddedServerError as exc:
-        EMBEDDED_REDIS_ERROR = str(exc)
-    else:
+    EMBEDDED_REDIS_ERROR = env_str(local.VALKEY_ERROR_VARIABLE)
+    if not EMBEDDED_REDIS_ERROR:
+        _valkey_socket = valkey_socket_path(DATA_DIR / "valkey")
         EMBEDDED_REDIS = True
         REDIS_URL = f"unix://{_valkey_socket}"
         CELERY_BROKER_URL = f"redis+socket://{_valkey_socket}"
@@ -407,8 +408,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT", str(DATA_DIR / "static")))
-STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+STATIC_ROOT = local.static_root()
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},

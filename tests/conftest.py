@@ -9,6 +9,14 @@ from rest_framework.test import APIClient
 from memory_platform.requests import tenant_context
 from tests.factories import EndUserFactory, TenantFactory, api_key_for
 
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Start the embedded PostgreSQL (settings start nothing): the session's one entry point."""
+    from memory_platform import local
+
+    local.prepare()
+
+
 # The OpenAI-protocol stub server (fixtures `llm_stub`, ...) is shared by every test package.
 pytest_plugins = ["tests.llm_stub"]
 
