@@ -21,7 +21,7 @@ from memories.selectors import end_user_get
 from memories.services.memories import memory_delete
 from memory_platform.exceptions import InvalidInput, NotFound, ReadOnlyKey
 from recall.context import DEFAULT_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS, memory_context
-from recall.selectors import memory_recall_for_external_id
+from recall.services import memory_recall
 
 # The longest note `remember` takes: a statement, not a transcript (send those to extract).
 MAX_REMEMBER_CHARS = 2_000
@@ -99,9 +99,7 @@ def _remember(*, tenant: Tenant, user_id: Any, text: str) -> dict[str, Any]:
 
 
 def _recall(*, tenant: Tenant, user_id: Any, query: str, limit: int) -> dict[str, Any]:
-    recall = memory_recall_for_external_id(
-        tenant=tenant, external_id=user_id, prompt=query, limit=limit
-    )
+    recall = memory_recall(tenant=tenant, external_id=user_id, prompt=query, limit=limit)
     return {
         "memories": [{"id": m.id, "caption": m.caption, "score": m.score} for m in recall.memories]
     }

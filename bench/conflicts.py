@@ -24,10 +24,10 @@ from pathlib import Path
 
 from django.test.utils import override_settings
 
-from bench.llm_stub import LLMStub, StubRequest, content
 from extraction.jobs import extraction_perform
 from extraction.rules import extract_candidates
 from memories.models import EndUser, Memory, ReviewItem, Tenant
+from testing.llm_stub import LLMStub, StubRequest, content
 
 DATA = Path(__file__).resolve().parent / "data"
 # Tune on "dev" only (two sets written independently); "heldout" is for reporting.

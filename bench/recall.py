@@ -20,7 +20,7 @@ from integrations.embeddings import current_model_id, embed_texts
 from memories.models import AgentSession, EndUser, Memory, Tenant
 from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, content_hash, embedding_text
 from recall.index import user_index_invalidate
-from recall.selectors import memory_relevant_list
+from recall.services import memory_recall_for_end_user
 
 BENCH_TENANT = "bench-recall"
 DATA = Path(__file__).resolve().parent / "data"
@@ -157,7 +157,9 @@ def offtopic_evaluate(
 
     def ask(prompt: str) -> list[str]:
         started = time.perf_counter()
-        results = memory_relevant_list(end_user=end_user, prompt=prompt, limit=10, mode=mode)
+        results = memory_recall_for_end_user(
+            end_user=end_user, prompt=prompt, limit=10, mode=mode
+        ).memories
         timings.append((time.perf_counter() - started) * 1000)
         return [keys[r.id] for r in results]
 

@@ -69,10 +69,18 @@ class MemoryExtractApi(UserScopedApi):
             return value
 
     class QuerySerializer(serializers.Serializer):
-        # "async" is a keyword, so the field is declared through the class namespace.
-        vars()["async"] = QueryBooleanField(
-            default=False, help_text="Answer 202 with a job id; a worker extracts."
+        # The parameter is `async`, a Python keyword: the field is declared as `run_async` and
+        # takes the parameter's name in `get_fields` (what validation and the schema read).
+        run_async = QueryBooleanField(
+            source="run_async",
+            default=False,
+            help_text="Answer 202 with a job id; a worker extracts.",
         )
+
+        def get_fields(self) -> dict[str, serializers.Field]:
+            fields = super().get_fields()
+            fields["async"] = fields.pop("run_async")
+            return fields
 
     @extend_schema_serializer(component_name="MemoryExtractOutput")
     class OutputSerializer(serializers.Serializer):
@@ -96,7 +104,7 @@ class MemoryExtractApi(UserScopedApi):
     )
     def post(self, request: Request) -> Response:
         data = validated(self.InputSerializer, request.data)
-        run_async = validated(self.QuerySerializer, request.query_params)["async"]
+        run_async = validated(self.QuerySerializer, request.query_params)["run_async"]
         outcome = extraction_perform(
             tenant=request.user.tenant,
             external_id=data["user_id"],

@@ -219,7 +219,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 # The admin index shows how many conflicts wait (lazy: no query unless shown).
-                "memories.admin.review_queue_summary",
+                "memories.context_processors.review_queue_summary",
             ],
         },
     },

@@ -14,10 +14,12 @@ urlpatterns = [
     path("health", HealthApi.as_view(), name="health"),
     # Outside the API's key auth: protected by METRICS_TOKEN / METRICS_ALLOWED_IPS instead.
     path("metrics", metrics_view, name="metrics"),
+    # In any order: a memory id (memories.converters) matches none of the other apps' paths.
+    path("memories/", include("memories.urls")),
     path("memories/", include("extraction.urls")),
     path("memories/", include("recall.urls")),
-    # Last: its DELETE /memories/{id} would otherwise match the other apps' paths.
-    path("memories/", include("memories.urls")),
+    # Last: any other segment under /memories/ is a malformed memory id (400, not 404).
+    path("memories/", include("memories.urls_fallback")),
     path("", include("memories.urls_erasure")),
     path("tools", include("agents.urls")),
     path("mcp", include("agents.mcp.urls")),

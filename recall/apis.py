@@ -18,7 +18,7 @@ from memories.api_base import (
     validated,
 )
 from recall.context import DEFAULT_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS, memory_context
-from recall.selectors import memory_recall_for_external_id
+from recall.services import memory_recall
 
 MAX_PROMPT_CHARS = 4_000
 
@@ -68,7 +68,7 @@ class MemoryRelevantApi(UserScopedApi):
         data = validated(self.InputSerializer, request.query_params)
         # A user never seen, or another tenant's, reads as one with no memories (as
         # `end_user_or_none` reads it), looked up with its index's freshness in one query.
-        recall = memory_recall_for_external_id(
+        recall = memory_recall(
             tenant=request.user.tenant,
             external_id=data["user_id"],
             prompt=data["prompt"],

@@ -11,7 +11,7 @@ from memories.models import Tenant
 from memories.selectors import end_user_get, memory_profile_list, memory_session_list
 from memories.services.usage import tenant_usage_add
 from memory_platform.metrics import RECALL_DURATION
-from recall.selectors import memory_recall
+from recall.services import memory_recall_for_end_user
 
 # The tiers, in the order they are filled and shown, and their share of the budget. What a
 # tier leaves unused spills to the next, and what is still free at the end goes back to any
@@ -175,7 +175,7 @@ def _context_read(
         tenant_usage_add(tenant_id=tenant.pk, recalls=1)
         return EMPTY
     profile = memory_profile_list(end_user_id=end_user.pk)[:TIER_CANDIDATES]
-    recalled = memory_recall(end_user=end_user, prompt=prompt, limit=TIER_CANDIDATES)
+    recalled = memory_recall_for_end_user(end_user=end_user, prompt=prompt, limit=TIER_CANDIDATES)
     tenant_usage_add(tenant_id=tenant.pk, recalls=1, **recalled.cost.counts())
     session = (
         memory_session_list(end_user_id=end_user.pk, session_id=session_id)[:TIER_CANDIDATES]

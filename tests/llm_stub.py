@@ -1,4 +1,4 @@
-"""Pytest fixtures around the OpenAI-protocol stub server of `bench.llm_stub`."""
+"""Pytest fixtures around the OpenAI-protocol stub server of `testing.llm_stub`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bench.llm_stub import LLMStub
+from testing.llm_stub import LLMStub
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from bench.llm_stub import LLMStub, StubRequest, error
+from testing.llm_stub import LLMStub, StubRequest, error
 
 _FACTS = re.compile(r"<facts>\s*(.*?)\s*</facts>", re.S)
 

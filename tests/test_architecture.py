@@ -4,6 +4,9 @@
 
 (integrations may use memory_platform's wiring: the request context and the metrics.)
 
+`testing` holds the test doubles the tests and the benches share (the LLM stub): the bench may
+import it, no runtime package may, and it imports nothing of the project.
+
 Every import counts, at module level or inside a function, `import x` and `from x import y`.
 """
 
@@ -17,7 +20,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = (
-    "memory_platform", "integrations", "memories", "extraction", "recall", "agents", "bench"
+    "memory_platform", "integrations", "memories", "extraction", "recall", "agents", "bench",
+    "testing",
 )  # fmt: skip
 
 # What each top-level package may import of the others (itself always).
@@ -30,9 +34,15 @@ ALLOWED: dict[str, set[str]] = {
     "recall": {"memory_platform", "integrations", "memories"},
     # The agent tools front both extraction (remember) and recall (recall, context).
     "agents": {"memory_platform", "integrations", "memories", "extraction", "recall"},
-    "bench": {"memory_platform", "integrations", "memories", "extraction", "recall", "agents"},
-}
+    "bench": {
+        "memory_platform", "integrations", "memories", "extraction", "recall", "agents", "testing"
+    },
+    # Doubles of the outside world; what they need of the project is handed in.
+    "testing": set(),
+}  # fmt: skip
 RUNTIME = ("memory_platform", "integrations", "memories", "extraction", "recall", "agents")
+# Services not named so: the extraction job's life and the write pipeline, the context.
+SERVICE_MODULES = {"extraction.jobs", "extraction.pipeline", "recall.context"}
 # Modules of one concept allowed past the size limit; each says why in its docstring.
 LONG_MODULES = {"extraction/rules.py", "extraction/catalogue.py"}
 MAX_LINES = 500
@@ -148,6 +158,25 @@ def test_no_module_imports_itself_through_a_circle():
     assert not circles, "import circles:\n" + "\n".join(" -> ".join(c) for c in circles)
 
 
+def test_the_service_layer_raises_application_errors_and_never_imports_drf():
+    """Services and selectors raise the ApplicationError family (memory_platform.exceptions);
+    only the APIs and the one exception handler map errors to HTTP with DRF."""
+    sources = _sources()
+    layer = {
+        name
+        for name in sources
+        if {"services", "selectors"} & set(name.split(".")) or name in SERVICE_MODULES
+    }
+    wrong = [
+        f"{sources[name].relative_to(ROOT)}:{line} imports {target}"
+        for name in sorted(layer)
+        for target, line in _imports(name, sources[name], set(sources))
+        if target.split(".")[0] == "rest_framework"
+    ]
+    assert {"extraction.jobs", "recall.services", "memories.services.reviews"} <= layer
+    assert not wrong, "DRF in the service layer:\n" + "\n".join(wrong)
+
+
 def test_no_runtime_module_grows_past_the_size_limit_unless_it_is_one_concept():
     long = [
         f"{path.relative_to(ROOT)} ({lines} lines)"
@@ -169,7 +198,7 @@ def test_the_bench_app_is_not_installed_by_the_production_settings():
     assert "bench" not in settings.INSTALLED_APPS
 
 
-def test_the_wheel_ships_the_runtime_packages_and_not_the_bench():
+def test_the_wheel_ships_the_runtime_packages_and_not_the_bench_or_the_test_doubles():
     import tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -177,7 +206,7 @@ def test_the_wheel_ships_the_runtime_packages_and_not_the_bench():
     assert sorted(p.rstrip("*") for p in shipped) == sorted(RUNTIME)
 
 
-def test_the_docker_image_copies_every_runtime_package_and_not_the_bench():
+def test_the_docker_image_copies_every_runtime_package_and_not_the_bench_or_the_doubles():
     copied = {
         line.split()[1]
         for line in (ROOT / "Dockerfile").read_text().splitlines()
@@ -185,3 +214,4 @@ def test_the_docker_image_copies_every_runtime_package_and_not_the_bench():
     }
     assert set(RUNTIME) <= copied
     assert "bench" not in copied
+    assert "testing" not in copied

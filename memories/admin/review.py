@@ -1,7 +1,8 @@
 """The review console: the operators' queue of conflicts, and one page per conflict.
 
 Every resolution goes through `memories.services.reviews`; the queue reads through
-`memories.selectors`. The admin index shows the queue's size (`review_queue_summary`).
+`memories.selectors`. The admin index shows the queue's size
+(`memories.context_processors.review_queue_summary`).
 """
 
 from __future__ import annotations
@@ -12,12 +13,11 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Min, QuerySet
+from django.db.models import Count, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.functional import SimpleLazyObject
 from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
 from django.utils.timesince import timesince
@@ -30,7 +30,6 @@ from memories.models import (
 )
 from memories.selectors import (
     review_item_conflict,
-    review_item_pending_list,
     review_item_queue,
 )
 from memories.services.reviews import (
@@ -50,19 +49,6 @@ RESOLUTION_DONE = {
     Resolution.KEEP_BOTH: "kept both memories",
     Resolution.MERGE: "merged into the existing memory",
 }
-
-
-def review_queue_summary(request: HttpRequest) -> dict[str, Any]:
-    """Template context processor: the pending review count and the oldest item's age.
-
-    Lazy, so a page that does not show it costs no query. The admin index shows it.
-    """
-
-    def summary() -> dict[str, Any]:
-        pending = scoped(request, review_item_pending_list(), "end_user__tenant")
-        return pending.order_by().aggregate(pending=Count("pk"), oldest=Min("created_at"))
-
-    return {"review_queue": SimpleLazyObject(summary)}
 
 
 class ReviewStatusFilter(admin.SimpleListFilter):

@@ -4,7 +4,6 @@ import urllib.request
 
 import pytest
 
-from bench.llm_stub import LLMStub, rules_chat_reply
 from bench.loadtest.client import LoadResult
 from bench.loadtest.seeding import (
     end_users_create,
@@ -13,8 +12,10 @@ from bench.loadtest.seeding import (
     memories_unseed,
     prompt_stream,
 )
+from extraction.rules import extract_candidates
 from integrations.embeddings import current_model_id
 from memories.models import Memory
+from testing.llm_stub import LLMStub, extracting_chat_reply
 
 
 def test_the_fact_pool_and_the_prompts_are_distinct():
@@ -67,7 +68,7 @@ def test_the_rules_stub_llm_answers_extraction_and_contradiction_prompts():
         with urllib.request.urlopen(request, timeout=5) as response:
             return json.loads(response.read())["choices"][0]["message"]["content"]
 
-    stub = LLMStub().always(rules_chat_reply).start()
+    stub = LLMStub().always(extracting_chat_reply(extract_candidates)).start()
     try:
         conversation = json.dumps({"role": "user", "content": "I work as a nurse in Leeds."})
         facts = json.loads(ask(stub, f"<conversation>\n{conversation}\n</conversation>"))

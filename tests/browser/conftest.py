@@ -3,15 +3,22 @@
 Never a downloaded browser: Playwright is pointed at /usr/bin/chromium (`apt-get install
 chromium`, which .ci/run does). Without it, or without the playwright package, the browser
 tests are skipped and say why.
+
+Also the review queue's conflicts (`conflicts`), which the operators' browser tests share.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
+
+from memories.models import Memory, ReviewItem
+from tests.factories import AgentSessionFactory, EndUserFactory, TenantFactory, conflict_make
 
 CHROMIUM = Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -94,3 +101,69 @@ def screenshot(tmp_path):
         return path
 
     return take
+
+
+def _conflict(end_user, new, existing, *, similarity, reason, hours_ago, session=None):
+    item = conflict_make(end_user, new, (existing,), similarity=similarity, reason=reason)
+    filed = timezone.now() - timedelta(hours=hours_ago)
+    ReviewItem.objects.filter(pk=item.pk).update(created_at=filed)
+    Memory.objects.filter(pk=item.new_memory_id).update(created_at=filed)
+    Memory.objects.filter(conflicting_reviews=item).update(
+        created_at=filed - timedelta(days=40), access_count=7, last_accessed_at=filed
+    )
+    if session is not None:
+        Memory.objects.filter(pk=item.new_memory_id).update(source_session=session)
+    return item
+
+
+@pytest.fixture
+def conflicts():
+    """Four conflicts of one user, oldest first, and one of another tenant's user."""
+    end_user = EndUserFactory(tenant=TenantFactory(name="acme-chat"))
+    session = AgentSessionFactory(end_user=end_user, external_id="chat-2024-05-12")
+    items = {
+        "keep_new": _conflict(
+            end_user,
+            "User lives in Munich",
+            "User lives in Berlin",
+            similarity=0.88,
+            reason="different value of 'lives in': 'berlin' before, 'munich' now",
+            hours_ago=50,
+            session=session,
+        ),
+        "keep_existing": _conflict(
+            end_user,
+            "User is vegan",
+            "User is vegetarian",
+            similarity=0.91,
+            reason="different value of 'diet': 'vegetarian' before, 'vegan' now",
+            hours_ago=30,
+        ),
+        "keep_both": _conflict(
+            end_user,
+            "User likes green tea",
+            "User likes coffee",
+            similarity=0.86,
+            reason="LLM judge: a new preference may replace the old one",
+            hours_ago=20,
+        ),
+        "merge": _conflict(
+            end_user,
+            "User works at Initech",
+            "User works at Acme",
+            similarity=0.87,
+            reason="different value of 'works at': 'acme' before, 'initech' now",
+            hours_ago=5,
+            session=session,
+        ),
+    }
+    other = EndUserFactory(tenant=TenantFactory(name="globex-support"))
+    _conflict(
+        other,
+        "User's dog is called Rex",
+        "User's dog is called Bello",
+        similarity=0.9,
+        reason="different value of 'pet name:dog': 'bello' before, 'rex' now",
+        hours_ago=2,
+    )
+    return items

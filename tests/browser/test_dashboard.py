@@ -16,11 +16,11 @@ from django.contrib.auth import get_user_model
 from django.db.backends import utils as db_utils
 from django.db.models import Sum
 
-from bench.llm_stub import rules_chat_reply
 from extraction.models import ExtractionJob
+from extraction.rules import extract_candidates
 from memories.models import TenantUsage
-from tests.factories import TenantFactory, api_key_for
-from tests.memories.test_dashboard import _populate
+from testing.llm_stub import extracting_chat_reply
+from tests.factories import TenantFactory, api_key_for, dashboard_populate
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -86,7 +86,7 @@ def _index_queries(page, live_server, server_queries: list[str]) -> int:
 def test_the_dashboard_shows_what_the_service_did_today(
     page, live_server, llm_settings, server_queries, screenshot
 ):
-    llm_settings.always(rules_chat_reply)
+    llm_settings.always(extracting_chat_reply(extract_candidates))
     tenant = TenantFactory(name="acme-chat")
     key = api_key_for(tenant)
     user = str(uuid.uuid4())
@@ -119,5 +119,5 @@ def test_the_dashboard_shows_what_the_service_did_today(
     assert page.locator("#dashboard script").count() == 0
     screenshot(page, "dashboard.png")
 
-    _populate(tenants=8, per_tenant=30)
+    dashboard_populate(tenants=8, per_tenant=30)
     assert _index_queries(page, live_server, server_queries) == queries_small

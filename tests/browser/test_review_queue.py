@@ -4,15 +4,11 @@ each of the four ways; the database is checked after each click."""
 from __future__ import annotations
 
 import re
-from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.utils import timezone
 
-from memories.models import AgentSession, DeletionRecord, Memory, ReviewItem
-from tests.factories import EndUserFactory, TenantFactory
-from tests.memories.test_reviews import conflict_make
+from memories.models import DeletionRecord, Memory, ReviewItem
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -22,72 +18,6 @@ PASSWORD = "a-long-operator-passphrase"
 @pytest.fixture(autouse=True)
 def _hashing_embedder(settings):
     settings.MEMORY_EMBEDDER = "hashing"
-
-
-def _conflict(end_user, new, existing, *, similarity, reason, hours_ago, session=None):
-    item = conflict_make(end_user, new, (existing,), similarity=similarity, reason=reason)
-    filed = timezone.now() - timedelta(hours=hours_ago)
-    ReviewItem.objects.filter(pk=item.pk).update(created_at=filed)
-    Memory.objects.filter(pk=item.new_memory_id).update(created_at=filed)
-    Memory.objects.filter(conflicting_reviews=item).update(
-        created_at=filed - timedelta(days=40), access_count=7, last_accessed_at=filed
-    )
-    if session is not None:
-        Memory.objects.filter(pk=item.new_memory_id).update(source_session=session)
-    return item
-
-
-@pytest.fixture
-def conflicts():
-    """Four conflicts of one user, oldest first, and one of another tenant's user."""
-    end_user = EndUserFactory(tenant=TenantFactory(name="acme-chat"))
-    session = AgentSession.objects.create(end_user=end_user, external_id="chat-2024-05-12")
-    items = {
-        "keep_new": _conflict(
-            end_user,
-            "User lives in Munich",
-            "User lives in Berlin",
-            similarity=0.88,
-            reason="different value of 'lives in': 'berlin' before, 'munich' now",
-            hours_ago=50,
-            session=session,
-        ),
-        "keep_existing": _conflict(
-            end_user,
-            "User is vegan",
-            "User is vegetarian",
-            similarity=0.91,
-            reason="different value of 'diet': 'vegetarian' before, 'vegan' now",
-            hours_ago=30,
-        ),
-        "keep_both": _conflict(
-            end_user,
-            "User likes green tea",
-            "User likes coffee",
-            similarity=0.86,
-            reason="LLM judge: a new preference may replace the old one",
-            hours_ago=20,
-        ),
-        "merge": _conflict(
-            end_user,
-            "User works at Initech",
-            "User works at Acme",
-            similarity=0.87,
-            reason="different value of 'works at': 'acme' before, 'initech' now",
-            hours_ago=5,
-            session=session,
-        ),
-    }
-    other = EndUserFactory(tenant=TenantFactory(name="globex-support"))
-    _conflict(
-        other,
-        "User's dog is called Rex",
-        "User's dog is called Bello",
-        similarity=0.9,
-        reason="different value of 'pet name:dog': 'bello' before, 'rex' now",
-        hours_ago=2,
-    )
-    return items
 
 
 @pytest.fixture

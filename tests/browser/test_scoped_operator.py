@@ -10,9 +10,10 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 
 from memories.models import ReviewItem, Tenant
-from tests.browser.test_review_queue import PASSWORD, conflicts  # noqa: F401 (a fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PASSWORD = "a-long-operator-passphrase"
 
 
 @pytest.fixture(autouse=True)
@@ -34,7 +35,7 @@ def test_a_scoped_operator_sees_and_resolves_only_their_tenants_conflicts(
     page,
     live_server,
     sam,
-    conflicts,  # noqa: F811
+    conflicts,
 ):
     Tenant.objects.get(name="acme-chat").operators.add(sam)
     other = ReviewItem.objects.get(end_user__tenant__name="globex-support")

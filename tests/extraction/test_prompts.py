@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from bench.llm_stub import error, fenced, truncated, with_prose
 from extraction.candidates import Candidate
 from extraction.prompts import (
     build_extraction_messages,
@@ -16,6 +15,7 @@ from extraction.prompts import (
 from integrations.llm import LLMBadResponse, LLMUnavailable
 from memories.text import CAPTION_MAX_LENGTH as CAPTION_MAX
 from memories.text import FULL_TEXT_MAX_LENGTH as FULL_TEXT_MAX
+from testing.llm_stub import error, fenced, truncated, with_prose
 
 BERLIN = {
     "caption": "User lives in Berlin",

@@ -9,9 +9,9 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from bench.llm_stub import content
 from extraction.models import ExtractionJob
 from memories.models import TenantUsage
+from testing.llm_stub import content
 from tests.factories import TenantFactory, api_key_for
 
 TALK = [

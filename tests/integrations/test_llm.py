@@ -8,7 +8,6 @@ from concurrent.futures import ThreadPoolExecutor
 import openai
 import pytest
 
-from bench.llm_stub import LLMStub, StubReply, content, empty_choices, error, malformed
 from integrations.llm import (
     LLMBadResponse,
     LLMError,
@@ -17,6 +16,7 @@ from integrations.llm import (
     chat,
     llm_configured,
 )
+from testing.llm_stub import LLMStub, StubReply, content, empty_choices, error, malformed
 from tests.processes import free_port
 
 HELLO = [{"role": "user", "content": "Say hello"}]

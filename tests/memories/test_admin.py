@@ -12,10 +12,14 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from extraction.models import ExtractionJob
 from memories.models import DeletionRecord, Memory, MemoryVersion, ReviewItem
-from tests.factories import EndUserFactory, TenantFactory
-from tests.memories.test_reviews import conflict_make, memory_make
+from tests.factories import (
+    EndUserFactory,
+    ExtractionJobFactory,
+    TenantFactory,
+    conflict_make,
+    memory_make,
+)
 
 QUEUE = reverse("admin:memories_reviewitem_changelist")
 MEMORIES = reverse("admin:memories_memory_changelist")
@@ -60,7 +64,7 @@ def test_the_admin_index_shows_how_many_conflicts_wait(client_as_operator, end_u
     page = client_as_operator.get(reverse("admin:index")).content.decode()
 
     assert 'id="review-queue-summary"' in page, (
-        "add 'memories.admin.review_queue_summary' to TEMPLATES' context_processors"
+        "add 'memories.context_processors.review_queue_summary' to TEMPLATES' context_processors"
     )
     assert '<span class="review-queue-count">2</span>' in page
     assert "the oldest for 3\xa0days" in page
@@ -402,17 +406,9 @@ def test_memories_cannot_be_added_by_hand(client_as_operator):
 def test_the_job_list_costs_the_same_queries_for_few_or_many_jobs(client_as_operator, tenant):
     url = reverse("admin:extraction_extractionjob_changelist")
 
-    def jobs(start: int, stop: int) -> None:
-        for n in range(start, stop):
-            ExtractionJob.objects.create(
-                end_user=EndUserFactory(tenant=tenant),
-                conversation_hash=f"{n:064x}",
-                conversation=[{"role": "user", "content": "hi"}],
-            )
-
-    jobs(0, 3)
+    ExtractionJobFactory.create_batch(3, end_user__tenant=tenant)
     few = _queries(client_as_operator, url)
-    jobs(3, 60)
+    ExtractionJobFactory.create_batch(57, end_user__tenant=tenant)
     assert _queries(client_as_operator, url) == few
 
 

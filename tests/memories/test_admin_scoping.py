@@ -10,7 +10,6 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 
-from extraction.models import ExtractionJob
 from memories.models import (
     AgentSession,
     DeletionRecord,
@@ -22,8 +21,13 @@ from memories.models import (
     TenantAPIKey,
 )
 from memories.services.usage import tenant_usage_add
-from tests.factories import EndUserFactory, TenantFactory
-from tests.memories.test_reviews import conflict_make
+from tests.factories import (
+    AgentSessionFactory,
+    EndUserFactory,
+    ExtractionJobFactory,
+    TenantFactory,
+    conflict_make,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -47,16 +51,14 @@ def _world(name: str, city: str) -> dict:
         "memory": memory,
         "memoryversion": MemoryVersion.objects.filter(memory=memory).first(),
         "tenantapikey": key,
-        "agentsession": AgentSession.objects.create(end_user=end_user, external_id=f"{name}-s1"),
+        "agentsession": AgentSessionFactory(end_user=end_user, external_id=f"{name}-s1"),
         "deletionrecord": DeletionRecord.objects.create(
             memory_id=f"mem_gone{name[:8]}", end_user=end_user, reason="api", actor_type="api"
         ),
         "erasurerecord": ErasureRecord.objects.create(
             tenant=tenant, external_id=uuid.uuid4(), scope="user", deleted={}, actor_type="api"
         ),
-        "extractionjob": ExtractionJob.objects.create(
-            end_user=end_user, conversation_hash=f"hash-{name}", conversation=[], error=city
-        ),
+        "extractionjob": ExtractionJobFactory(end_user=end_user, conversation=[], error=city),
     }
 
 

@@ -9,11 +9,11 @@ import uuid
 import pytest
 from rest_framework.test import APIClient
 
-from bench.llm_stub import empty_choices, truncated
 from extraction.decisions import NEAR_DUPLICATE_SIMILARITY
 from extraction.models import ExtractionJob
 from integrations.embeddings import embed_texts
 from memories.models import DeletionRecord, EndUser, Memory, ReviewItem, TenantAPIKey
+from testing.llm_stub import empty_choices, truncated
 from tests.factories import TenantFactory, api_key_for
 from tests.scripted_llm import ScriptedLLM, fact
 
@@ -319,6 +319,18 @@ def test_async_extraction_answers_202_and_the_job_reports_the_result(
     assert [m["caption"] for m in job["memories_saved"]] == ["User lives in Berlin"]
 
 
+@pytest.mark.parametrize("value", ["", "maybe"])
+def test_a_bad_async_parameter_is_400_and_named_as_sent(api, llm, value):
+    response = api.post(
+        f"/memories/extract?async={value}",
+        {"user_id": str(uuid.uuid4()), "conversation": conversation("berlin")},
+        format="json",
+    )
+
+    assert response.status_code == 400
+    assert set(response.json()["error"]["fields"]) == {"async"}
+
+
 def test_another_tenants_job_is_404(api, llm):
     response = api.post(
         "/memories/extract?async=1",
@@ -417,10 +429,12 @@ def test_bad_query_parameters_are_400(api, path, params):
     assert response.json()["error"]["code"] == "invalid_request"
 
 
-def test_deleting_a_malformed_memory_id_is_400(api):
-    response = api.delete(f"/memories/not-a-memory?user_id={uuid.uuid4()}")
+@pytest.mark.parametrize("memory_id", ["not-a-memory", "mem_short", "mem_AbCdEfGh1234567!"])
+def test_deleting_a_malformed_memory_id_is_400(api, memory_id):
+    response = api.delete(f"/memories/{memory_id}?user_id={uuid.uuid4()}")
 
     assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid_request"
 
 
 def test_llm_down_is_502_with_the_job_kept_for_a_retry(api, llm):

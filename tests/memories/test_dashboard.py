@@ -17,8 +17,13 @@ from memories.charts import Series, _nice_ceiling, daily_bars
 from memories.dashboard import dashboard_get
 from memories.models import Memory, ReviewItem
 from memories.services.usage import tenant_usage_add
-from tests.factories import EndUserFactory, MemoryFactory, TenantFactory
-from tests.memories.test_reviews import conflict_make
+from tests.factories import (
+    EndUserFactory,
+    MemoryFactory,
+    TenantFactory,
+    conflict_make,
+    dashboard_populate,
+)
 
 INDEX = reverse("admin:index")
 
@@ -31,26 +36,6 @@ def _hashing_embedder(settings):
 def _bars(html: str, series: str) -> list[int]:
     """The values of one series' bars, oldest day first, read from the inline SVG."""
     return [int(v) for v in re.findall(rf'data-series="{series}" data-value="(\d+)"', html)]
-
-
-def _populate(tenants: int, per_tenant: int) -> None:
-    """Usage on several days, memories and conflicts (pending and resolved) per tenant."""
-    today = timezone.now().date()
-    for n in range(tenants):
-        tenant = TenantFactory()
-        for day in range(per_tenant):
-            tenant_usage_add(
-                tenant_id=tenant.pk,
-                day=today - timedelta(days=day),
-                extractions=2,
-                recalls=5,
-                llm_calls=3,
-                prompt_tokens=100,
-                completion_tokens=10,
-            )
-        end_user = EndUserFactory(tenant=tenant)
-        MemoryFactory.create_batch(per_tenant, end_user=end_user)
-        conflict_make(end_user, f"User is {30 + n}", (f"User is {40 + n}",))
 
 
 @pytest.mark.django_db
@@ -115,10 +100,10 @@ def test_the_tenant_table_sums_llm_use_over_the_window(admin_client):
 
 @pytest.mark.django_db
 def test_the_dashboard_costs_the_same_queries_whatever_the_data(admin_client):
-    _populate(tenants=1, per_tenant=1)
+    dashboard_populate(tenants=1, per_tenant=1)
     with CaptureQueriesContext(connection) as small:
         assert admin_client.get(INDEX).status_code == 200
-    _populate(tenants=6, per_tenant=25)
+    dashboard_populate(tenants=6, per_tenant=25)
     with CaptureQueriesContext(connection) as large:
         assert admin_client.get(INDEX).status_code == 200
 
@@ -130,7 +115,7 @@ def test_the_dashboard_costs_the_same_queries_whatever_the_data(admin_client):
 
 @pytest.mark.django_db
 def test_the_dashboard_figures_take_five_queries():
-    _populate(tenants=3, per_tenant=4)
+    dashboard_populate(tenants=3, per_tenant=4)
     with CaptureQueriesContext(connection) as queries:
         dashboard = dashboard_get()
 

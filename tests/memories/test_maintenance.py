@@ -13,14 +13,18 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from extraction.models import ExtractionJob
 from extraction.selectors import tenant_stats_with_jobs_list
 from integrations.embeddings import HASHING_MODEL_ID
 from memories.models import DeletionRecord, Memory
 from memories.services.maintenance import memory_prune, memory_reembed
 from memories.tasks import prune_memories
-from tests.factories import EndUserFactory, TenantFactory
-from tests.memories.test_reviews import conflict_make, memory_make
+from tests.factories import (
+    EndUserFactory,
+    ExtractionJobFactory,
+    TenantFactory,
+    conflict_make,
+    memory_make,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -282,10 +286,8 @@ def test_tenant_stats_count_users_memories_reviews_and_jobs_per_tenant_in_one_qu
     conflict_make(alice)  # 1 active + 1 pending memory, 1 pending review
     memory_make(bob, "User likes tea")
     memory_make(bob, "User liked coffee", status="superseded")
-    for status, conversation_hash in [("failed", "a"), ("succeeded", "b"), ("succeeded", "c")]:
-        ExtractionJob.objects.create(
-            end_user=alice, conversation_hash=conversation_hash, conversation=[], status=status
-        )
+    for status in ("failed", "succeeded", "succeeded"):
+        ExtractionJobFactory(end_user=alice, status=status)
 
     with CaptureQueriesContext(connection) as queries:
         stats = {tenant.name: tenant for tenant in tenant_stats_with_jobs_list()}

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 
 from integrations.embeddings import HASHING_MODEL_ID
-from memories.models import DeletionRecord, EndUser, Memory, MemoryVersion, ReviewItem
+from memories.models import DeletionRecord, Memory, MemoryVersion, ReviewItem
 from memories.services.reviews import (
     ReviewAlreadyResolved,
     ReviewError,
@@ -20,49 +20,9 @@ from memories.services.reviews import (
 )
 from memories.signals import memories_changed
 from memories.text import content_hash
-from tests.factories import EndUserFactory, MemoryFactory
+from tests.factories import EndUserFactory, conflict_make, memory_make
 
 Resolution = ReviewItem.Resolution
-
-
-def memory_make(end_user: EndUser, text: str, **fields) -> Memory:
-    """A memory as the write pipeline stores it: real content hash and a `created` version."""
-    memory = MemoryFactory(
-        end_user=end_user,
-        caption=fields.pop("caption", text[:100]),
-        full_text=text,
-        content_hash=content_hash(text),
-        **fields,
-    )
-    MemoryVersion.objects.create(
-        memory=memory,
-        version=1,
-        action=MemoryVersion.Action.CREATED,
-        status=memory.status,
-        caption=memory.caption,
-        full_text=memory.full_text,
-        actor_type=MemoryVersion.Actor.SYSTEM,
-    )
-    return memory
-
-
-def conflict_make(
-    end_user: EndUser,
-    new_text: str = "User lives in Munich",
-    existing_texts: tuple[str, ...] = ("User lives in Berlin",),
-    *,
-    similarity: float = 0.88,
-    reason: str = "different value of 'lives in': 'berlin' before, 'munich' now",
-    category: str = Memory.Category.PERSONAL,
-) -> ReviewItem:
-    """A conflict as the write pipeline files it: a pending new memory and a pending item."""
-    existing = [memory_make(end_user, text, category=category) for text in existing_texts]
-    new = memory_make(end_user, new_text, category=category, status=Memory.Status.PENDING_REVIEW)
-    item = ReviewItem.objects.create(
-        end_user=end_user, new_memory=new, similarity=similarity, reason=reason
-    )
-    item.existing_memories.set(existing)
-    return item
 
 
 @pytest.fixture

@@ -16,8 +16,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from bench.llm_stub import LLMStub, rules_chat_reply
+from extraction.rules import extract_candidates
 from memory_platform.embedded import ensure_embedded_postgres, stop_embedded_postgres
+from testing.llm_stub import LLMStub, extracting_chat_reply
 from tests.processes import clean_env, free_port, gunicorn, manage
 
 
@@ -73,7 +74,8 @@ def test_a_worker_killed_mid_extraction_keeps_the_conversation_for_the_stalled_j
     env, _, key = install
     env = {**env, "OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": llm_stub.base_url,
            "MEMORY_EXTRACTOR": "llm"}  # fmt: skip
-    llm_stub.always(rules_chat_reply).slow(25)  # the first extraction hangs on its LLM call
+    # The first extraction hangs on its LLM call.
+    llm_stub.always(extracting_chat_reply(extract_candidates)).slow(25)
     port = free_port()
     user_id = str(uuid.uuid4())
     said = {"role": "user", "content": "I live in Lisbon and my cat is called Miso."}

@@ -18,14 +18,13 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from rest_framework.test import APIClient
 
-from bench.llm_stub import content
 from extraction.jobs import extraction_job_run, extraction_job_submit
 from integrations.llm import chat
 from memory_platform.embedded import stop_embedded_postgres
 from memory_platform.management.commands.run_local import metrics_files_clear
 from memory_platform.requests import request_tenant_get
-from tests.factories import api_key_for
-from tests.memories.test_reviews import conflict_make
+from testing.llm_stub import content
+from tests.factories import api_key_for, conflict_make
 from tests.processes import ROOT, clean_env, free_port, gunicorn, manage
 
 TOKEN = "scrape-token-of-the-tests"

@@ -11,11 +11,12 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from bench.llm_stub import LLMStub, rules_chat_reply
 from bench.loadtest.client import extract_request, http_load, relevant_request
 from bench.loadtest.seeding import end_users_create, memories_seed, memories_unseed, prompt_stream
 from bench.loadtest.server import gunicorn_server
+from extraction.rules import extract_candidates
 from memories.models import EndUser, Memory, Tenant, TenantAPIKey
+from testing.llm_stub import LLMStub, extracting_chat_reply
 
 BENCH_TENANT = "bench-latency"
 
@@ -169,7 +170,7 @@ class Command(BaseCommand):
                 address=address, api_key=api_key, make_request=make, clients=1, total=count
             )
             results["offline_extractor"] = result.summary()
-        stub = LLMStub().always(rules_chat_reply).start()
+        stub = LLMStub().always(extracting_chat_reply(extract_candidates)).start()
         try:
             env = self._env(
                 MEMORY_EXTRACTOR="llm", OPENAI_API_KEY="bench-stub", OPENAI_BASE_URL=stub.base_url

@@ -24,7 +24,7 @@ from bench.recall import (
 from integrations.embeddings import query_cache
 from memories.models import EndUser
 from recall.index import local_index_clear, user_index_get
-from recall.selectors import memory_relevant_list
+from recall.services import memory_recall_for_end_user
 
 DEFAULT_DATA = Path(settings.BASE_DIR).parent / "shared" / "data" / "locomo10.json"
 DEFAULT_METHODS = ("hybrid", "vector", "lexical")
@@ -116,9 +116,9 @@ class Command(BaseCommand):
                 user_index_get(end_user_id=end_user.pk)
                 for question in conversation.questions:
                     t0 = time.perf_counter()
-                    recalled = memory_relevant_list(
+                    recalled = memory_recall_for_end_user(
                         end_user=end_user, prompt=question.text, limit=DEPTH, mode=method
-                    )
+                    ).memories
                     timings.append((time.perf_counter() - t0) * 1000)
                     metrics.add([evidence[r.id] for r in recalled], question.evidence)
             results[method] = {

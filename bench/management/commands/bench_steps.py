@@ -6,10 +6,11 @@ import http.client
 import json
 import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from bench.loadtest.client import http_load, relevant_request
 from bench.loadtest.seeding import end_users_create, memories_seed, memories_unseed, prompt_stream
@@ -17,6 +18,7 @@ from bench.loadtest.server import free_port, gunicorn_process
 from bench.loadtest.steps import (
     DUMP_HEADER,
     WSGI_STEP,
+    steps_dumps,
     steps_merged,
     steps_reset,
     steps_summary,
@@ -35,7 +37,7 @@ READ_PATH_STEPS = [
     "rest_framework.views:APIView.perform_content_negotiation",
     "recall.apis:MemoryRelevantApi.get",
     "recall.apis:validated",
-    "recall.selectors:user_index_find",
+    "recall.services:user_index_find",
     "recall.index:_end_user_and_stamp",
     "recall.index:_end_user_id",
     "recall.index:_shared_stamp",
@@ -45,7 +47,7 @@ READ_PATH_STEPS = [
     "recall.selectors:needs",
     "recall.selectors:tokenize",
     "recall.selectors:rank",
-    "recall.selectors:access_record",
+    "recall.services:access_record",
 ]
 
 
@@ -120,6 +122,13 @@ class Command(BaseCommand):
             )  # fmt: skip
             _dump_every_worker(port, directory, workers)
         timed = steps_merged(directory)
+        # Every request the client sent reached a worker (gunicorn queues what it cannot serve
+        # yet): fewer timed means timings were lost, and the report would not be what it says.
+        if len(timed.get(WSGI_STEP, [])) != options["requests"]:
+            raise CommandError(
+                f"the workers timed {len(timed.get(WSGI_STEP, []))} of the "
+                f"{options['requests']} requests sent ({result.summary()})"
+            )
         order = [WSGI_STEP, *READ_PATH_STEPS, *options["step"]]
         return {
             "client": result.summary(),
@@ -144,14 +153,29 @@ class Command(BaseCommand):
             self.stdout.write(f"| {name} | {s['calls']} | {s['p50_us']} | {s['mean_us']} |")
 
 
-def _dump_every_worker(port: int, directory: Path, workers: int, attempts: int = 200) -> None:
-    """Ask until every worker has written its timings (a sync worker takes whichever comes)."""
-    for _ in range(attempts):
-        if len(list(directory.glob("*.json"))) >= workers:
-            return
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+def _dump_every_worker(port: int, directory: Path, workers: int) -> None:
+    """Have every worker write its timings: one dump request per worker, all at once.
+
+    A worker holds its dump request until every worker has written (see `steps_dump_and_wait`),
+    so each request reaches a different worker; asked one at a time, the kernel may hand them
+    all to the worker that served last."""
+
+    def dump(_: int) -> int:
+        # Longer than a worker waits for the others (DUMP_WAIT_SECONDS), so the answer comes.
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         try:
-            connection.request("GET", "/health", headers={DUMP_HEADER: "1"})
-            connection.getresponse().read()
+            connection.request("GET", "/health", headers={DUMP_HEADER: str(workers)})
+            response = connection.getresponse()
+            response.read()
+            return response.status
         finally:
             connection.close()
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        statuses = list(pool.map(dump, range(workers)))
+    dumped = len(steps_dumps(directory))
+    if dumped != workers:
+        raise CommandError(
+            f"{dumped} of the {workers} gunicorn workers wrote their timings "
+            f"(dump answers: {statuses})"
+        )

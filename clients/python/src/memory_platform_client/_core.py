@@ -13,6 +13,7 @@ import os
 import time
 import uuid
 from collections.abc import Callable, Generator, Iterable, Mapping
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
 
@@ -34,7 +35,21 @@ from ._retry import Call, Outcome, RetryPolicy, Sleep, Step, send
 
 __all__ = ["VERSION", "ClientBase", "Operation", "Operations", "UserId"]
 
-VERSION = "0.1.0"
+DISTRIBUTION = "memory-platform-client"
+# When the package runs from a source tree (the service's tests put src/ on the path), it has
+# no installed metadata: a local version that no release can be mistaken for.
+UNKNOWN_VERSION = "0+unknown"
+
+
+def _installed_version() -> str:
+    """The installed distribution's version: pyproject.toml's, the one place it is written."""
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        return UNKNOWN_VERSION
+
+
+VERSION = _installed_version()
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 URL_ENV = "MEMORY_PLATFORM_URL"
 API_KEY_ENV = "MEMORY_PLATFORM_API_KEY"

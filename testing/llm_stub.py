@@ -1,7 +1,9 @@
 """A real HTTP server speaking the OpenAI protocol on 127.0.0.1, with scripted replies.
 
 The one LLM stand-in of the project: the tests (through the fixtures in tests/llm_stub.py) and
-the benches (`bench_latency` answers extractions with the offline rules) both serve it.
+the benches (`bench_latency` answers extractions with the offline rules) both serve it. It
+imports nothing of the project (tests/test_architecture.py): a reply that needs the project,
+such as the offline extractor's, is handed in (`extracting_chat_reply`).
 
 The `openai` client under test talks to it over real sockets, so its timeouts, retries and
 response parsing are exercised exactly as in production. Script replies in order::
@@ -24,7 +26,7 @@ import struct
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -196,32 +198,39 @@ def default_chat_reply(request: StubRequest) -> Replyable:
     return content("[]")
 
 
-def rules_chat_reply(request: StubRequest) -> Replyable:
-    """Answer like an extracting LLM, instantly: the offline extractor's facts as JSON.
+def extracting_chat_reply(
+    extract: Callable[[list[dict]], Iterable[Any]],
+) -> Callable[[StubRequest], Replyable]:
+    """A reply that answers like an extracting LLM, instantly: `extract`'s facts as JSON.
 
-    Contradiction prompts get "no contradiction".
+    `extract` takes the conversation's messages and returns candidates with a caption,
+    full_text, category and confidence (as `extraction.rules.extract_candidates` does: the
+    caller hands it in, so the stub stays free of the project). Contradiction prompts get
+    "no contradiction".
     """
-    from extraction.rules import extract_candidates  # the stub itself needs no Django
 
-    text = str(request.messages[-1].get("content", "")) if request.messages else ""
-    if "<statements>" in text:
-        return content(json.dumps({"contradiction": False, "reason": "stub"}))
-    conversation = text.split("<conversation>", 1)[-1].split("</conversation>", 1)[0]
-    messages = []
-    for line in conversation.strip().splitlines():
-        with contextlib.suppress(ValueError):
-            messages.append(json.loads(line))
-    candidates = extract_candidates([m for m in messages if isinstance(m, dict)])
-    facts = [
-        {
-            "caption": c.caption,
-            "full_text": c.full_text,
-            "category": c.category,
-            "confidence": c.confidence,
-        }
-        for c in candidates
-    ]
-    return content(json.dumps(facts), prompt_tokens=100, completion_tokens=50)
+    def reply(request: StubRequest) -> Replyable:
+        text = str(request.messages[-1].get("content", "")) if request.messages else ""
+        if "<statements>" in text:
+            return content(json.dumps({"contradiction": False, "reason": "stub"}))
+        conversation = text.split("<conversation>", 1)[-1].split("</conversation>", 1)[0]
+        messages = []
+        for line in conversation.strip().splitlines():
+            with contextlib.suppress(ValueError):
+                messages.append(json.loads(line))
+        candidates = extract([m for m in messages if isinstance(m, dict)])
+        facts = [
+            {
+                "caption": c.caption,
+                "full_text": c.full_text,
+                "category": c.category,
+                "confidence": c.confidence,
+            }
+            for c in candidates
+        ]
+        return content(json.dumps(facts), prompt_tokens=100, completion_tokens=50)
+
+    return reply
 
 
 def embedding_vector(text: str, dimensions: int) -> list[float]:

@@ -1,0 +1,132 @@
+"""Recall: the memories of one user that matter for a prompt, and what recalling them records.
+
+A recall is a write besides a read: it counts an access of each memory returned (off the
+request path, `recall.access`), the `llm` modes call the LLM, and the API's recall counts in
+the tenant's usage. The ranking itself is `recall.selectors`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+
+from integrations.llm import LLMUsage
+from memories.models import EndUser, Tenant
+from memories.services.usage import tenant_usage_add
+from memory_platform.metrics import RECALL_DURATION
+from recall.access import access_record
+from recall.index import UserIndex, user_index_find, user_index_get
+from recall.ranking import Ranked
+from recall.rerank import llm_choose
+from recall.selectors import memory_ranked, ranked_as_picked, ranked_reordered, recall_mode_checked
+
+# How many hybrid candidates `hybrid+llm` shows the LLM.
+RERANK_SHORTLIST = 20
+
+
+@dataclass(frozen=True)
+class RelevantMemory:
+    """One recalled memory and how relevant it is (higher is more relevant)."""
+
+    id: str
+    caption: str
+    score: float
+    # With `explain`: the signals behind the rank (cosine, lexical, domain need...).
+    signals: dict | None = None
+
+
+@dataclass(frozen=True)
+class Recall:
+    """The memories recalled for a prompt, and with `explain` why (or why none)."""
+
+    memories: list[RelevantMemory]
+    explanation: dict | None = None
+    # The LLM modes' calls and tokens, for the tenant's usage.
+    cost: LLMUsage = field(default_factory=LLMUsage)
+
+
+def memory_recall(
+    *,
+    tenant: Tenant,
+    external_id: uuid.UUID,
+    prompt: str,
+    limit: int = 10,
+    mode: str | None = None,
+    explain: bool = False,
+) -> Recall:
+    """The tenant's end user `external_id`'s active memories most relevant to `prompt`, best
+    first; a user the tenant has never seen (another tenant's included) has no memories.
+
+    The API's path: the user is looked up together with its index's freshness, one query on a
+    warm request instead of an ORM lookup and then the stamp. Counted as one recall in the
+    tenant's usage, LLM calls and tokens included. Not atomic on purpose: the usage row is one
+    statement, and alone in its transaction it commits without waiting for the WAL flush
+    (`tenant_usage_add`); nothing else here writes in the request's transaction."""
+    mode = recall_mode_checked(mode)
+    # The index's lookup (or build) and the ranking, not the usage write after them.
+    with RECALL_DURATION.labels("relevant").time():
+        index = user_index_find(tenant_id=tenant.pk, external_id=external_id)
+        recall = _recall(index, prompt=prompt, limit=limit, mode=mode, explain=explain)
+    tenant_usage_add(tenant_id=tenant.pk, recalls=1, **recall.cost.counts())
+    return recall
+
+
+def memory_recall_for_end_user(
+    *,
+    end_user: EndUser | None,
+    prompt: str,
+    limit: int = 10,
+    mode: str | None = None,
+    explain: bool = False,
+) -> Recall:
+    """`memory_recall` for an end user already at hand (None: one never seen has no memories).
+
+    Counts no usage: its callers (the context, the benchmarks) count their own."""
+    mode = recall_mode_checked(mode)
+    index = None if end_user is None else user_index_get(end_user_id=end_user.pk)
+    return _recall(index, prompt=prompt, limit=limit, mode=mode, explain=explain)
+
+
+def _recall(
+    index: UserIndex | None, *, prompt: str, limit: int, mode: str, explain: bool
+) -> Recall:
+    """Rank the memories of `index` (None: a user with none) for `prompt`."""
+    if index is None or index.size == 0 or limit <= 0 or not prompt.strip():
+        # Nothing to rank: skip the query embedding altogether.
+        return Recall([], {"reason": "no memories", "mode": mode} if explain else None)
+    explanation = {"mode": mode} if explain else None
+    cost = LLMUsage()
+
+    def ranked_by(ranker: str, count: int) -> Ranked:
+        ranked, notes = memory_ranked(
+            index=index, prompt=prompt, mode=ranker, limit=count, explain=explain
+        )
+        if explanation is not None:
+            explanation.update(notes)
+        return ranked
+
+    if mode == "llm":
+        picked = llm_choose(prompt=prompt, captions=list(index.captions), limit=limit, cost=cost)
+        ranked = ranked_as_picked(picked) if picked is not None else ranked_by("hybrid", limit)
+    elif mode == "hybrid+llm":
+        shortlist = ranked_by("hybrid", max(limit, RERANK_SHORTLIST))
+        picked = None
+        if shortlist.rows.size:
+            # The floor runs first: a prompt about nothing the user said costs no LLM call.
+            captions = [index.captions[row] for row in shortlist.rows]
+            picked = llm_choose(prompt=prompt, captions=captions, limit=limit, cost=cost)
+        ranked = ranked_reordered(shortlist, picked, limit=limit)
+    else:
+        ranked = ranked_by(mode, limit)
+    signals = ranked.signals
+    results = [
+        RelevantMemory(
+            id=index.ids[row],
+            caption=index.captions[row],
+            score=round(float(s), 4),
+            signals=signals[n] if signals else None,
+        )
+        for n, (row, s) in enumerate(zip(ranked.rows, ranked.scores, strict=True))
+    ]
+    access_record(memory_ids=[r.id for r in results])
+    return Recall(results, explanation, cost)
