@@ -10,9 +10,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agents.tools import READING_TOOLS, TOOLS, tool_call
-from memories.api_base import StrictCharField, UserScopedApi, error_responses, validated
-from memories.permissions import key_may_write
-from memories.schema import AutoSchema
+from core.api import StrictCharField, error_responses, validated
+from memories.api_base import UserScopedApi
+from tenants.permissions import key_may_write
+from tenants.schema import AutoSchema
 
 
 class ToolListApi(APIView):

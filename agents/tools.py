@@ -14,14 +14,15 @@ from typing import Any
 from rest_framework import serializers
 
 from agents.speech import as_said_by_user
+from core.api import StrictCharField, StrictUUIDField
+from core.exceptions import InvalidInput, NotFound, ReadOnlyKey
 from extraction.jobs import extraction_perform
-from memories.api_base import MEMORY_ID_PATTERN, StrictCharField, StrictUUIDField
-from memories.models import Tenant
+from memories.api_base import MEMORY_ID_PATTERN
 from memories.selectors import end_user_get
 from memories.services.memories import memory_delete
-from memory_platform.exceptions import InvalidInput, NotFound, ReadOnlyKey
 from recall.context import DEFAULT_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS, memory_context
 from recall.services import memory_recall
+from tenants.models import Tenant
 
 # The longest note `remember` takes: a statement, not a transcript (send those to extract).
 MAX_REMEMBER_CHARS = 2_000

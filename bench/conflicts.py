@@ -26,7 +26,8 @@ from django.test.utils import override_settings
 
 from extraction.jobs import extraction_perform
 from extraction.rules import extract_candidates
-from memories.models import EndUser, Memory, ReviewItem, Tenant
+from memories.models import EndUser, Memory, ReviewItem
+from tenants.models import Tenant
 from testing.llm_stub import LLMStub, StubRequest, content
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -17,10 +17,11 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from integrations.embeddings import current_model_id, embed_texts
-from memories.models import AgentSession, EndUser, Memory, Tenant
+from memories.models import AgentSession, EndUser, Memory
 from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, content_hash, embedding_text
 from recall.index import user_index_invalidate
 from recall.services import memory_recall_for_end_user
+from tenants.models import Tenant
 
 BENCH_TENANT = "bench-recall"
 DATA = Path(__file__).resolve().parent / "data"

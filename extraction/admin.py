@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from extraction.models import ExtractionJob
-from memories.admin.scoping import TenantScopedAdmin
+from tenants.scoping import TenantScopedAdmin
 
 
 @admin.register(ExtractionJob)
@@ -46,6 +46,7 @@ class ExtractionJobAdmin(TenantScopedAdmin):
         "prompt_tokens",
         "completion_tokens",
         "truncated_messages",
+        "candidates_refused",
         "conversation_hash",
         "conversation",
         "memories_saved",

@@ -15,18 +15,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.api import QueryBooleanField, StrictCharField, StrictUUIDField, error_responses, validated
+from core.exceptions import NotFound
 from extraction.jobs import extraction_job_memories, extraction_perform
 from extraction.selectors import extraction_job_get
-from memories.api_base import (
-    QueryBooleanField,
-    StrictCharField,
-    StrictUUIDField,
-    UserScopedApi,
-    error_responses,
-    validated,
-)
+from memories.api_base import UserScopedApi
 from memories.selectors import memory_visible_count
-from memory_platform.exceptions import NotFound
 
 MAX_MESSAGES = 500
 MAX_MESSAGE_CHARS = 20_000

@@ -8,8 +8,8 @@ class ExtractionConfig(AppConfig):
     def ready(self) -> None:
         # Registers the job task in every process, so `extraction_job_enqueue` finds it by name,
         # and the receiver that deletes an erased user's or session's jobs.
+        from core.metrics import scrape_collector_register
         from extraction import receivers, tasks  # noqa: F401
         from extraction.metrics import ExtractionJobsCollector
-        from memory_platform.metrics import scrape_collector_register
 
         scrape_collector_register(ExtractionJobsCollector())

@@ -25,6 +25,7 @@ import numpy as np
 
 from extraction.candidates import Candidate
 from extraction.judge import Relation, compare, distinct, statements_of
+from extraction.lexicon import lexicon
 from extraction.statements import Statement
 from memories.models import Memory, ReviewItem
 from memories.text import content_hash
@@ -218,6 +219,74 @@ def rules_judge(candidate: Candidate, neighbours: list[Neighbour]) -> Judgement:
     return Judgement(Verdict.NEW)
 
 
+def subject_of(caption: str) -> str:
+    """Whom a caption is about: "user", or the person it names ("User's brother lives..." is
+    about the brother; "User's job is..." is about the user). Read from the people lexicon."""
+    words = caption.lower().replace("\u2019", "'").split()
+    if len(words) < 2 or words[0] != "user's":
+        return "user"
+    for size in (3, 2, 1):  # "best friend", "mother-in-law", then one word
+        phrase = " ".join(words[1 : 1 + size]).strip(",.;:")
+        if phrase in lexicon("people"):
+            return phrase
+    return "user"
+
+
+def different_people(candidate: Candidate, memory: KnownMemory) -> bool:
+    """Whether the two facts are about different people (read from the captions)."""
+    return subject_of(candidate.caption) != subject_of(memory.caption)
+
+
+def _merge_agreed(candidate: Candidate, target: Neighbour) -> bool:
+    """A "same" verdict is advice: a merge also needs independent agreement, high similarity
+    or the same subject, attribute and value in the structured reading, and never folds a fact
+    about one person, pet or value into another's."""
+    if different_people(candidate, target.memory):
+        return False
+    new = statements_of(candidate.caption, candidate.full_text)
+    if distinct(new, target.memory.statements):
+        return False
+    if target.similarity >= NEAR_DUPLICATE_SIMILARITY:
+        return True
+    found = compare(new, target.memory.statements)
+    return found is not None and found.relation == Relation.SAME
+
+
+def checked_judgement(
+    advice: Judgement | None,
+    rules: Judgement,
+    candidate: Candidate,
+    by_ref: dict[str, Neighbour],
+) -> Judgement:
+    """The judgement to act on: the LLM's `advice` where independent evidence agrees, else the
+    rules' reading (a pure function; see `_decide_one`)."""
+    if advice is None or advice.signal == ReviewItem.Signal.RULES:
+        return advice or rules
+    known = [by_ref[ref] for ref in advice.refs if ref in by_ref]
+    if advice.verdict == Verdict.SAME:
+        if known and _merge_agreed(candidate, known[0]):
+            return Judgement(Verdict.SAME, refs=(known[0].memory.ref,), reason=advice.reason,
+                             signal=advice.signal)  # fmt: skip
+        # Not the same fact after all: what the rules read, or a new fact (held, never lost).
+        return rules if rules.verdict == Verdict.CONTRADICTS else Judgement(Verdict.NEW)
+    if advice.verdict == Verdict.NEW and not (advice.explicit_update and known):
+        # The model missed what the rules read as a contradiction (or a restatement): the
+        # structured reading is independent evidence, and holding a fact loses nothing.
+        return rules if rules.verdict != Verdict.NEW else advice
+    # A contradiction, or "new" that announces an update of named memories: facts about
+    # different people never conflict.
+    refs = tuple(n.memory.ref for n in known if not different_people(candidate, n.memory))
+    if not refs:
+        return rules
+    return Judgement(
+        Verdict.CONTRADICTS,
+        refs=refs,
+        reason=advice.reason or "contradicts an existing memory",
+        signal=advice.signal,
+        explicit_update=advice.explicit_update or rules.explicit_update,
+    )
+
+
 def _decide_one(
     position: int,
     candidate: Candidate,
@@ -233,7 +302,12 @@ def _decide_one(
     # A judgement may name any known memory (the LLM saw the neighbours before the earlier
     # candidates of this conversation were added).
     by_ref = {m.ref: Neighbour(m, _similarity(vector, m)) for m in known}
-    judgement = judge(position, candidate, neighbours) or rules_judge(candidate, neighbours)
+    judgement = checked_judgement(
+        judge(position, candidate, neighbours),
+        rules_judge(candidate, neighbours),
+        candidate,
+        by_ref,
+    )
 
     if judgement.verdict == Verdict.CONTRADICTS:
         conflicts = tuple(
@@ -281,7 +355,7 @@ def _restates(candidate: Candidate, nearest: Neighbour, signal: str) -> bool:
     an LLM that read both and answered "new" is not overruled below NEAR_DUPLICATE_SIMILARITY."""
     lower = signal == ReviewItem.Signal.RULES and nearest.memory.category == candidate.category
     threshold = RESTATEMENT_SIMILARITY if lower else NEAR_DUPLICATE_SIMILARITY
-    if nearest.similarity < threshold:
+    if nearest.similarity < threshold or different_people(candidate, nearest.memory):
         return False
     statements = statements_of(candidate.caption, candidate.full_text)
     return not distinct(statements, nearest.memory.statements)

@@ -17,16 +17,25 @@ import uuid
 from dataclasses import dataclass
 from datetime import timedelta
 
+from celery import current_app as celery_app
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from core.exceptions import NotFound, UpstreamUnavailable
+from core.metrics import EXTRACTION_DURATION, EXTRACTION_JOBS
+from core.requests import (
+    TASK_HEADER,
+    request_id_get,
+    request_tenant_get,
+    tenant_context,
+)
 from extraction.models import ExtractionJob
 from extraction.pipeline import Usage, conversation_memories_write
 from extraction.selectors import extraction_jobs_stalled
 from integrations.embeddings import EmbeddingError
 from integrations.llm import LLMError
-from memories.models import AgentSession, EndUser, Memory, Tenant
+from memories.models import AgentSession, EndUser, Memory
 from memories.selectors import memory_visible_count
 from memories.services.memories import (
     agent_session_get_or_create,
@@ -34,17 +43,9 @@ from memories.services.memories import (
     end_user_lock,
     memory_cap_enforce,
 )
-from memories.services.usage import tenant_usage_add
 from memories.signals import ErasureShare, memories_changed_on_commit
-from memory_platform.celery import app as celery_app
-from memory_platform.exceptions import NotFound, UpstreamUnavailable
-from memory_platform.metrics import EXTRACTION_DURATION, EXTRACTION_JOBS
-from memory_platform.requests import (
-    TASK_HEADER,
-    request_id_get,
-    request_tenant_get,
-    tenant_context,
-)
+from tenants.models import Tenant
+from tenants.services import tenant_usage_add
 
 logger = logging.getLogger(__name__)
 
@@ -190,6 +191,7 @@ def _add_usage(job: ExtractionJob, usage: Usage) -> None:
     job.prompt_tokens += usage.prompt_tokens
     job.completion_tokens += usage.completion_tokens
     job.truncated_messages = max(job.truncated_messages, usage.truncated_messages)
+    job.candidates_refused += usage.candidates_refused
 
 
 @transaction.atomic

@@ -34,6 +34,8 @@ class ExtractionJob(models.Model):
     completion_tokens = models.PositiveIntegerField(default=0)
     # Messages dropped from the oldest end to fit the LLM's token budget.
     truncated_messages = models.PositiveIntegerField(default=0)
+    # Candidates the LLM proposed that the grounding check refused (extraction.grounding).
+    candidates_refused = models.PositiveIntegerField(default=0)
     memories_saved = models.ManyToManyField(Memory, blank=True, related_name="extraction_jobs")
     error = models.TextField(blank=True)
     # The X-Request-ID of the request that submitted the job (a replay keeps the first).

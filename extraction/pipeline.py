@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 
+from core.metrics import CANDIDATES_REFUSED
 from extraction.candidates import Candidate
 from extraction.decisions import (
     Action,
@@ -24,17 +25,19 @@ from extraction.decisions import (
     neighbours_find,
     new_ref,
 )
+from extraction.grounding import candidates_ground
 from extraction.llm_decisions import decisions_ask
 from extraction.prompts import extract_with_llm
 from extraction.redaction import redact_candidate
 from extraction.rules import extract_candidates
 from integrations.embeddings import current_model_id, embed_texts
 from integrations.llm import LLMUsage
-from memories.models import AgentSession, ConflictPolicy, EndUser, Memory, MemoryVersion
+from memories.models import AgentSession, EndUser, Memory, MemoryVersion
 from memories.selectors import VISIBLE_STATUSES
 from memories.services.conflicts import review_item_file
 from memories.services.memories import memory_create, memory_merge
 from memories.text import embedding_text
+from tenants.models import ConflictPolicy
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +47,7 @@ class Usage(LLMUsage):
     """What one extraction cost: LLM calls and tokens, and messages dropped for the budget."""
 
     truncated_messages: int = 0
+    candidates_refused: int = 0
 
 
 def candidates_extract(messages: list[dict[str, str]], usage: Usage) -> tuple[list[Candidate], str]:
@@ -56,7 +60,14 @@ def candidates_extract(messages: list[dict[str, str]], usage: Usage) -> tuple[li
             completion_tokens=result.completion_tokens,
         )
         usage.truncated_messages = result.truncated_messages
-        return list(result.candidates), "llm"
+        # The model's candidates are advice: only what the user's own words ground is kept.
+        candidates, refused = candidates_ground(result.candidates, messages)
+        for reason, count in refused.items():
+            CANDIDATES_REFUSED.labels(reason=reason).inc(count)
+            usage.candidates_refused += count
+        if refused:
+            logger.info("grounding refused %s", refused)
+        return candidates, "llm"
     return extract_candidates(messages), "rules"
 
 

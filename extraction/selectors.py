@@ -9,8 +9,9 @@ from django.db import models
 from django.utils import timezone
 
 from extraction.models import ExtractionJob
-from memories.models import Tenant
-from memories.selectors import USAGE_DAYS, count_per_tenant, tenant_stats_list
+from memories.selectors import count_per_tenant, tenant_stats_list
+from tenants.models import Tenant
+from tenants.selectors import USAGE_DAYS
 
 
 def extraction_job_get(*, tenant: Tenant, job_id: uuid.UUID) -> ExtractionJob | None:

@@ -8,6 +8,7 @@ import uuid
 from celery import shared_task
 from django.conf import settings
 
+from core.requests import TASK_HEADER, request_context
 from extraction.jobs import (
     JOB_RUN_TASK,
     ExtractionFailed,
@@ -15,7 +16,6 @@ from extraction.jobs import (
     extraction_job_run,
     extraction_jobs_retry,
 )
-from memory_platform.requests import TASK_HEADER, request_context
 
 logger = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from typing import Protocol
 import numpy as np
 from django.conf import settings
 
-from memory_platform.metrics import EMBEDDED_TEXTS, EMBEDDING_DURATION
+from core.metrics import EMBEDDED_TEXTS, EMBEDDING_DURATION
 
 LOCAL_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 # The same weights with int8 matrix products (dynamic per-channel quantization): about 2.7x

@@ -29,8 +29,8 @@ from typing import Any
 import openai
 from django.conf import settings
 
-from memory_platform.metrics import LLM_CALLS, LLM_FAILURES, LLM_TOKENS
-from memory_platform.requests import request_tenant_get
+from core.metrics import LLM_CALLS, LLM_FAILURES, LLM_TOKENS
+from core.requests import request_tenant_get
 
 logger = logging.getLogger(__name__)
 
@@ -122,7 +122,7 @@ class LLMUsage:
         )
 
     def counts(self) -> dict[str, int]:
-        """As a tenant's usage counters (`memories.services.usage.tenant_usage_add`)."""
+        """As a tenant's usage counters (`tenants.services.tenant_usage_add`)."""
         return {
             "llm_calls": self.llm_calls,
             "prompt_tokens": self.prompt_tokens,

@@ -12,19 +12,12 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from memories.api_base import (
-    MEMORY_ID_PATTERN,
-    MEMORY_IDS_PATTERN,
-    QueryIntegerField,
-    StrictUUIDField,
-    UserScopedApi,
-    error_responses,
-    validated,
-)
+from core.api import QueryIntegerField, StrictUUIDField, error_responses, validated
+from core.exceptions import InvalidInput
+from memories.api_base import MEMORY_ID_PATTERN, MEMORY_IDS_PATTERN, UserScopedApi
 from memories.models import Memory
 from memories.selectors import memory_visible_count, memory_visible_list
 from memories.services.memories import memory_delete
-from memory_platform.exceptions import InvalidInput
 
 MAX_IDS = 100
 # Room for MAX_IDS ids and their commas (mem_ + 16 characters + ","), and no more.

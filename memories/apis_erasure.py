@@ -8,13 +8,8 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from memories.api_base import (
-    StrictCharField,
-    StrictUUIDField,
-    UserScopedApi,
-    error_responses,
-    validated,
-)
+from core.api import StrictCharField, StrictUUIDField, error_responses, validated
+from memories.api_base import UserScopedApi
 from memories.services.erasure import agent_session_erase, end_user_erase
 
 # A session id as POST /memories/extract accepts it (its `session_id`): up to 255 characters.

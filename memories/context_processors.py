@@ -8,8 +8,8 @@ from django.db.models import Count, Min
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
-from memories.admin.scoping import scoped
 from memories.selectors import review_item_pending_list
+from tenants.scoping import scoped
 
 
 def review_queue_summary(request: HttpRequest) -> dict[str, Any]:

@@ -14,8 +14,9 @@ from django.db.models import Count, Min, Q, QuerySet
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from memories.models import Memory, ReviewItem, TenantUsage
-from memories.selectors import USAGE_DAYS, usage_window_start
+from memories.models import Memory, ReviewItem
+from tenants.models import TenantUsage
+from tenants.selectors import USAGE_DAYS, usage_window_start
 
 # What the daily series are called (keys of `Dashboard.days` rows) besides the usage counters.
 NEW_MEMORIES = "new_memories"

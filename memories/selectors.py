@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import uuid
-from datetime import date, timedelta
-from typing import Any
+from datetime import date
 
 from django.db import models
 from django.db.models.functions import Coalesce
-from django.utils import timezone
 
-from memories.models import EndUser, Memory, MemoryVersion, ReviewItem, Tenant, TenantUsage
-
-# The window of usage the dashboard, the tenant page and memory_stats show: the last 30 days.
-USAGE_DAYS = 30
+from memories.models import EndUser, Memory, MemoryVersion, ReviewItem
+from tenants.models import Tenant, TenantUsage
+from tenants.selectors import USAGE_DAYS, usage_window_start
 
 # What the API shows of a user's store: accepted memories and those awaiting review.
 VISIBLE_STATUSES = (Memory.Status.ACTIVE, Memory.Status.PENDING_REVIEW)
@@ -94,26 +91,6 @@ def review_item_conflict(*, review_item_id: int) -> models.QuerySet[ReviewItem]:
     )
 
 
-def tenant_ids_operated_by(*, user: Any) -> list[int] | None:
-    """The tenants a staff user may see in the admin: None for all.
-
-    A superuser sees all; so does a staff user given no tenant, as every staff user did before
-    tenants had operators (scoping is switched on for a user by giving them a tenant)."""
-    if user.is_superuser:
-        return None
-    operated = list(Tenant.objects.filter(operators=user).values_list("pk", flat=True))
-    return operated or None
-
-
-def scoped_to_tenants(
-    queryset: models.QuerySet, *, tenant_ids: list[int] | None, tenant_path: str
-) -> models.QuerySet:
-    """`queryset` narrowed to rows whose `tenant_path` is one of `tenant_ids` (None: all)."""
-    if tenant_ids is None:
-        return queryset
-    return queryset.filter(**{f"{tenant_path}__in": tenant_ids})
-
-
 def memory_admin_list() -> models.QuerySet[Memory]:
     """Memories for the admin's list: with user and tenant, never loading the embedding."""
     return Memory.objects.defer("embedding").select_related("end_user__tenant")
@@ -129,17 +106,6 @@ def count_per_tenant(queryset: models.QuerySet, tenant_path: str) -> Coalesce:
         .values("n")
     )
     return Coalesce(models.Subquery(counted, output_field=models.IntegerField()), 0)
-
-
-def usage_window_start(*, days: int = USAGE_DAYS) -> date:
-    """The first day (UTC) of a window of `days` days ending today."""
-    return timezone.now().date() - timedelta(days=days - 1)
-
-
-def tenant_usage_days(*, tenant: Tenant, days: int = USAGE_DAYS) -> models.QuerySet[TenantUsage]:
-    """The tenant's usage rows of the last `days` days, newest first."""
-    since = usage_window_start(days=days)
-    return TenantUsage.objects.filter(tenant=tenant, day__gte=since).order_by("-day")
 
 
 def _usage_sum(counter: str, since: date) -> Coalesce:

@@ -7,16 +7,16 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from memories.api_base import (
+from core.api import (
     QueryBooleanField,
     QueryCharField,
     QueryIntegerField,
     StrictCharField,
     StrictUUIDField,
-    UserScopedApi,
     error_responses,
     validated,
 )
+from memories.api_base import UserScopedApi
 from recall.context import DEFAULT_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS, memory_context
 from recall.services import memory_recall
 

@@ -6,12 +6,12 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from core.metrics import RECALL_DURATION
 from integrations.tokens import get_encoding
-from memories.models import Tenant
 from memories.selectors import end_user_get, memory_profile_list, memory_session_list
-from memories.services.usage import tenant_usage_add
-from memory_platform.metrics import RECALL_DURATION
 from recall.services import memory_recall_for_end_user
+from tenants.models import Tenant
+from tenants.services import tenant_usage_add
 
 # The tiers, in the order they are filled and shown, and their share of the budget. What a
 # tier leaves unused spills to the next, and what is still free at the end goes back to any

@@ -10,15 +10,16 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 
+from core.metrics import RECALL_DURATION
 from integrations.llm import LLMUsage
-from memories.models import EndUser, Tenant
-from memories.services.usage import tenant_usage_add
-from memory_platform.metrics import RECALL_DURATION
+from memories.models import EndUser
 from recall.access import access_record
 from recall.index import UserIndex, user_index_find, user_index_get
 from recall.ranking import Ranked
 from recall.rerank import llm_choose
 from recall.selectors import memory_ranked, ranked_as_picked, ranked_reordered, recall_mode_checked
+from tenants.models import Tenant
+from tenants.services import tenant_usage_add
 
 # How many hybrid candidates `hybrid+llm` shows the LLM.
 RERANK_SHORTLIST = 20

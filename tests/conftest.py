@@ -6,13 +6,13 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from memory_platform.requests import tenant_context
+from core.requests import tenant_context
 from tests.factories import EndUserFactory, TenantFactory, api_key_for
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Start the embedded PostgreSQL (settings start nothing): the session's one entry point."""
-    from memory_platform import local
+    from config import local
 
     local.prepare()
 

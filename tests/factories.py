@@ -14,17 +14,10 @@ import factory
 from django.utils import timezone
 
 from extraction.models import ExtractionJob
-from memories.models import (
-    AgentSession,
-    EndUser,
-    Memory,
-    MemoryVersion,
-    ReviewItem,
-    Tenant,
-    TenantAPIKey,
-)
-from memories.services.usage import tenant_usage_add
+from memories.models import AgentSession, EndUser, Memory, MemoryVersion, ReviewItem
 from memories.text import content_hash
+from tenants.models import Tenant, TenantAPIKey
+from tenants.services import tenant_usage_add
 
 
 class TenantFactory(factory.django.DjangoModelFactory):

@@ -7,7 +7,7 @@ import json
 import logging
 from collections.abc import Iterator
 
-from memory_platform.jsonlog import JsonFormatter
+from core.jsonlog import JsonFormatter
 
 
 class Lines(logging.Handler):

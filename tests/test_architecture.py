@@ -1,51 +1,64 @@
 """The dependency rule, read from the source tree: apps depend one way and no module circles.
 
-    memory_platform  <-  integrations  <-  memories  <-  extraction | recall  <-  agents  <-  bench
+    core, integrations  <-  tenants  <-  memories  <-  extraction | recall  <-  agents  <-  config
 
-(integrations may use memory_platform's wiring: the request context and the metrics.)
+`core` is the kernel every app imports (errors, metrics, request ids, logging, the API's
+plumbing); `integrations` the clients of outside services (they report to core's metrics and
+request context). `config` is the wiring on top: settings, urls, the admin site, wsgi, Celery,
+gunicorn, the embedded servers. `bench` is dev-only and nothing imports it. `testing` holds the
+test doubles the tests and the benches share (the LLM stub): the bench may import it, no runtime
+package may, and it imports nothing of the project.
 
-`testing` holds the test doubles the tests and the benches share (the LLM stub): the bench may
-import it, no runtime package may, and it imports nothing of the project.
-
-Every import counts, at module level or inside a function, `import x` and `from x import y`.
+What counts as an import:
+- every `import x` and `from x import y`, at module level or inside a function;
+- a string that names a project module or an attribute of one ("tenants.authentication.
+  TenantAPIKeyAuthentication" in REST_FRAMEWORK, `include("memories.urls")`, an app's
+  `default_site`): Django imports it;
+- importing `a.b.c` runs the package `a.b`'s `__init__`, so it imports what that imports too.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = (
-    "memory_platform", "integrations", "memories", "extraction", "recall", "agents", "bench",
-    "testing",
-)  # fmt: skip
+LAYERS = ("core", "integrations", "tenants", "memories", "extraction", "recall", "agents")
+PACKAGES = (*LAYERS, "config", "bench", "testing")
 
 # What each top-level package may import of the others (itself always).
 ALLOWED: dict[str, set[str]] = {
-    "memory_platform": set(),
-    # The outside clients report to the wiring: metrics, the request's tenant.
-    "integrations": {"memory_platform"},
-    "memories": {"memory_platform", "integrations"},
-    "extraction": {"memory_platform", "integrations", "memories"},
-    "recall": {"memory_platform", "integrations", "memories"},
+    "core": set(),
+    # The outside clients report to the kernel: metrics, the request's tenant.
+    "integrations": {"core"},
+    "tenants": {"core", "integrations"},
+    "memories": {"core", "integrations", "tenants"},
+    "extraction": {"core", "integrations", "tenants", "memories"},
+    "recall": {"core", "integrations", "tenants", "memories"},
     # The agent tools front both extraction (remember) and recall (recall, context).
-    "agents": {"memory_platform", "integrations", "memories", "extraction", "recall"},
-    "bench": {
-        "memory_platform", "integrations", "memories", "extraction", "recall", "agents", "testing"
-    },
+    "agents": {"core", "integrations", "tenants", "memories", "extraction", "recall"},
+    # The wiring composes every layer.
+    "config": set(LAYERS),
+    "bench": {*LAYERS, "config", "testing"},
     # Doubles of the outside world; what they need of the project is handed in.
     "testing": set(),
-}  # fmt: skip
-RUNTIME = ("memory_platform", "integrations", "memories", "extraction", "recall", "agents")
+}
+RUNTIME = (*LAYERS, "config")
 # Services not named so: the extraction job's life and the write pipeline, the context.
 SERVICE_MODULES = {"extraction.jobs", "extraction.pipeline", "recall.context"}
 # Modules of one concept allowed past the size limit; each says why in its docstring.
 LONG_MODULES = {"extraction/rules.py", "extraction/catalogue.py"}
 MAX_LINES = 500
+# Named in DJANGO_SETTINGS_MODULE, which Django reads from the environment: not imported by name.
+SETTINGS_MODULES = {"config.settings", "bench.settings"}
+# A Celery task's name, kept from when Celery named it by its path (queued messages still run).
+TASK_NAMES = {"extraction.tasks.extraction_job_run_task"}
+# A dotted name in a string: "memories.urls", "core.jsonlog.JsonFormatter".
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 
 
 def _module_name(path: Path) -> str:
@@ -81,6 +94,28 @@ def _imports(name: str, path: Path, known: set[str]) -> Iterator[tuple[str, int]
             for alias in node.names:
                 submodule = f"{module}.{alias.name}"
                 yield (submodule if submodule in known else module), node.lineno
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            target = _named_module(node.value, known)
+            if target is not None:
+                yield target, node.lineno
+
+
+def _named_module(text: str, known: set[str]) -> str | None:
+    """The project module a string names ("a.b" or its attribute "a.b.Name"), if any."""
+    if not _DOTTED.match(text) or text in SETTINGS_MODULES | TASK_NAMES:
+        return None
+    if text in known:
+        return text
+    module = text.rpartition(".")[0]
+    return module if module in known else None
+
+
+def _with_packages(target: str, known: set[str]) -> list[str]:
+    """`target` and the packages whose `__init__` importing it runs (those that import)."""
+    parts = target.split(".")
+    return [
+        ".".join(parts[:end]) for end in range(1, len(parts)) if ".".join(parts[:end]) in known
+    ] + [target]
 
 
 def _graph() -> dict[str, list[tuple[str, int]]]:
@@ -88,9 +123,11 @@ def _graph() -> dict[str, list[tuple[str, int]]]:
     known = set(sources)
     return {
         name: [
-            (target, line)
+            (module, line)
             for target, line in _imports(name, path, known)
             if target.split(".")[0] in PACKAGES
+            for module in _with_packages(target, known)
+            if module != name and not name.startswith(f"{module}.")
         ]
         for name, path in sources.items()
     }
@@ -117,10 +154,33 @@ def test_imports_inside_functions_and_relative_ones_are_seen(tmp_path):
     ]
 
 
+def test_strings_naming_a_module_and_package_inits_count_as_imports(tmp_path):
+    source = tmp_path / "urls.py"
+    source.write_text(
+        'urlpatterns = [include("memories.urls")]\n'
+        'AUTH = ["tenants.authentication.TenantAPIKeyAuthentication"]\n'
+        '"""A docstring naming memories.models is prose."""\n'
+        'SETTINGS = "config.settings"\n'
+    )
+    known = {"memories", "memories.urls", "tenants.authentication", "config.settings"}
+
+    found = sorted(_imports("config.urls", source, known))
+
+    assert found == [("memories.urls", 1), ("tenants.authentication", 2)]
+    assert _with_packages("memories.admin.review", {"memories.admin", "memories.admin.review"}) == [
+        "memories.admin",
+        "memories.admin.review",
+    ]
+
+
 def test_the_source_tree_is_read():
     graph = _graph()
     assert ("memories.models", 9) in graph["extraction.models"]
     assert any(target == "extraction.jobs" for target, _ in graph["extraction.tasks"])
+    # The wiring's string references: an app's urls, the authentication class.
+    assert any(target == "memories.urls" for target, _ in graph["config.urls"])
+    settings_targets = {target for target, _ in graph["config.settings"]}
+    assert "tenants.authentication" in settings_targets
 
 
 @pytest.mark.parametrize("package", PACKAGES)
@@ -159,7 +219,7 @@ def test_no_module_imports_itself_through_a_circle():
 
 
 def test_the_service_layer_raises_application_errors_and_never_imports_drf():
-    """Services and selectors raise the ApplicationError family (memory_platform.exceptions);
+    """Services and selectors raise the ApplicationError family (core.exceptions);
     only the APIs and the one exception handler map errors to HTTP with DRF."""
     sources = _sources()
     layer = {
@@ -192,7 +252,7 @@ def test_no_runtime_module_grows_past_the_size_limit_unless_it_is_one_concept():
 def test_the_bench_app_is_not_installed_by_the_production_settings():
     from django.conf import settings
 
-    from memory_platform import settings as production
+    from config import settings as production
 
     assert "bench" not in production.INSTALLED_APPS
     assert "bench" not in settings.INSTALLED_APPS

@@ -23,13 +23,12 @@ README = ROOT / "README.md"
 CONFIGURATION = ROOT / "docs" / "configuration.md"
 README_MAX_LINES = 250
 
-# The settings module: the first is its future home; whichever of them exists is read.
-SETTINGS_FILES = ("config/settings.py", "memory_platform/settings.py")
+# The settings module.
+SETTINGS_FILES = ("config/settings.py",)
 # Packages that run in production; any environment read in them must be documented too.
 RUNTIME_PACKAGES = (
     "config",
     "core",
-    "memory_platform",
     "tenants",
     "integrations",
     "memories",
@@ -205,7 +204,7 @@ def environment_reads(sources: Iterable[str], constant_sources: Iterable[str] = 
 
 
 def settings_paths(root: Path) -> list[Path]:
-    """The settings modules of SETTINGS_FILES that exist (one, or both while it moves)."""
+    """The settings modules of SETTINGS_FILES that exist."""
     return [root / name for name in SETTINGS_FILES if (root / name).exists()]
 
 
@@ -354,11 +353,8 @@ def test_undocumented_names_what_the_page_lacks():
     ]
 
 
-def test_settings_paths_prefers_whichever_settings_module_exists(tmp_path):
+def test_settings_paths_finds_the_settings_module(tmp_path):
     assert settings_paths(tmp_path) == []
-    (tmp_path / "memory_platform").mkdir()
-    (tmp_path / "memory_platform" / "settings.py").write_text("")
-    assert settings_paths(tmp_path) == [tmp_path / "memory_platform" / "settings.py"]
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "settings.py").write_text("")
-    assert tmp_path / "config" / "settings.py" in settings_paths(tmp_path)
+    assert settings_paths(tmp_path) == [tmp_path / "config" / "settings.py"]

@@ -22,8 +22,8 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from agents.mcp.server import memory_server
-from memories.models import Tenant
-from memories.permissions import key_may_write
+from tenants.models import Tenant
+from tenants.permissions import key_may_write
 
 Headers = list[tuple[bytes, bytes]]
 

@@ -18,9 +18,9 @@ from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 
 from agents.tools import TOOLS, tool_call
-from memories.models import Tenant
-from memories.throttling import end_user_rate_wait
-from memory_platform.exceptions import ApplicationError, RateLimited, ServiceUnavailable
+from core.exceptions import ApplicationError, RateLimited, ServiceUnavailable
+from tenants.models import Tenant
+from tenants.throttling import end_user_rate_wait
 
 logger = logging.getLogger(__name__)
 

@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterator
 from django.db import connection, transaction
 
 from integrations.embeddings import current_model_id, embed_texts
-from memories.models import EndUser, Memory, Tenant
+from memories.models import EndUser, Memory
 from memories.text import content_hash, embedding_text
+from tenants.models import Tenant
 
 
 def _words(text: str) -> list[str]:

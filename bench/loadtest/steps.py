@@ -4,6 +4,9 @@
 in BENCH_STEPS (comma-separated `module:function` or `module:Class.method`). A worker forgets
 its timings when the `reset` file of BENCH_STEPS_DIR changes, and writes them to
 BENCH_STEPS_DIR/<pid>.json when a request carries DUMP_HEADER (that request is not served).
+The header's value is the number of workers: a worker that has written its timings holds the
+request until that many have, so that each of the bench's concurrent dump requests reaches a
+different worker (a sync worker serves one request at a time).
 """
 
 from __future__ import annotations
@@ -69,8 +72,30 @@ def steps_reset_if_asked() -> None:
 
 
 def steps_dump() -> None:
-    """Write this worker's timings for the bench to merge."""
-    (steps_directory() / f"{os.getpid()}.json").write_text(json.dumps(_times))
+    """Write this worker's timings for the bench to merge (whole or not at all)."""
+    _write_atomically(steps_directory() / f"{os.getpid()}.json", json.dumps(_times))
+
+
+def steps_dump_and_wait(workers: int, timeout: float) -> bool:
+    """Write this worker's timings, then wait until `workers` workers have written theirs.
+
+    Waiting keeps this worker from taking another of the bench's dump requests: whichever
+    worker accepts first, the rest can only go to the workers that have not written yet. (Which
+    idle sync worker accepts a connection is up to the kernel, and it favours the one that
+    served last: asking one request at a time may reach the same worker hundreds of times.)
+    False when `timeout` seconds pass first (a worker is gone or stuck)."""
+    steps_dump()
+    deadline = time.monotonic() + timeout
+    while len(steps_dumps(steps_directory())) < workers:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return True
+
+
+def steps_dumps(directory: Path) -> list[Path]:
+    """The timing files the workers have written into `directory`."""
+    return sorted(directory.glob("*.json"))
 
 
 def steps_record(step: str, microseconds: float) -> None:
@@ -79,13 +104,21 @@ def steps_record(step: str, microseconds: float) -> None:
 
 def steps_reset(directory: Path) -> None:
     """Make every worker forget its timings before its next request."""
-    (directory / "reset").write_text(str(time.time_ns()))
+    # Renamed into place: a worker sees one modification time, never the creation's then the
+    # write's (which would count as a second reset).
+    _write_atomically(directory / "reset", str(time.time_ns()))
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    scratch = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    scratch.write_text(text)
+    os.replace(scratch, path)
 
 
 def steps_merged(directory: Path) -> dict[str, list[float]]:
     """Every worker's dumped timings (µs) by step."""
     merged: defaultdict[str, list[float]] = defaultdict(list)
-    for path in directory.glob("*.json"):
+    for path in steps_dumps(directory):
         for step, values in json.loads(path.read_text()).items():
             merged[step].extend(values)
     return dict(merged)

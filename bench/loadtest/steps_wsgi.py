@@ -6,14 +6,14 @@ import os
 import time
 from collections.abc import Callable
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_platform.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 from django.core.wsgi import get_wsgi_application
 
 from bench.loadtest.steps import (
     DUMP_HEADER,
     WSGI_STEP,
-    steps_dump,
+    steps_dump_and_wait,
     steps_install,
     steps_record,
     steps_reset_if_asked,
@@ -22,6 +22,9 @@ from bench.loadtest.steps import (
 _django = get_wsgi_application()
 steps_install(filter(None, os.environ.get("BENCH_STEPS", "").split(",")))
 _DUMP_KEY = "HTTP_" + DUMP_HEADER.upper().replace("-", "_")
+# How long a dump request waits for the other workers' dumps: under gunicorn's worker timeout
+# (30 s), past which the master would kill the waiting worker.
+DUMP_WAIT_SECONDS = 20.0
 
 
 def application(environ: dict, start_response: Callable) -> list[bytes]:
@@ -29,8 +32,9 @@ def application(environ: dict, start_response: Callable) -> list[bytes]:
     # First: a worker that served none of the measured requests must not dump the warm-up's.
     steps_reset_if_asked()
     if environ.get(_DUMP_KEY):
-        steps_dump()
-        start_response("204 No Content", [])
+        workers = int(environ[_DUMP_KEY]) if environ[_DUMP_KEY].isdigit() else 1
+        everyone = steps_dump_and_wait(workers, DUMP_WAIT_SECONDS)
+        start_response("204 No Content" if everyone else "504 Gateway Timeout", [])
         return []
     started = time.perf_counter()
     try:

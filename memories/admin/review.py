@@ -22,7 +22,6 @@ from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
 from django.utils.timesince import timesince
 
-from memories.admin.scoping import TenantScopedAdmin, scoped
 from memories.models import (
     EndUser,
     Memory,
@@ -40,6 +39,7 @@ from memories.services.reviews import (
     review_item_resolve_many,
 )
 from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH
+from tenants.scoping import TenantScopedAdmin, scoped
 
 Resolution = ReviewItem.Resolution
 

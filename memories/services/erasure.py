@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, fields
 from django.db import transaction
 from django.db.models import Prefetch, Q
 
+from core.exceptions import NotFound
 from memories.models import (
     AgentSession,
     DeletionRecord,
@@ -36,12 +37,11 @@ from memories.models import (
     Memory,
     MemoryVersion,
     ReviewItem,
-    Tenant,
 )
 from memories.selectors import end_user_get
 from memories.services.memories import end_user_lock, memory_delete_many, memory_version_record
 from memories.signals import ErasureShare, erasure_shares, memories_changed_on_commit
-from memory_platform.exceptions import NotFound
+from tenants.models import Tenant
 
 
 @dataclass(frozen=True)

@@ -10,18 +10,11 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from memories.models import (
-    AgentSession,
-    DeletionRecord,
-    EndUser,
-    Memory,
-    MemoryVersion,
-    ReviewItem,
-    Tenant,
-)
+from core.exceptions import NotFound
+from memories.models import AgentSession, DeletionRecord, EndUser, Memory, MemoryVersion, ReviewItem
 from memories.selectors import VISIBLE_STATUSES
 from memories.signals import memories_changed_on_commit
-from memory_platform.exceptions import NotFound
+from tenants.models import Tenant
 
 logger = logging.getLogger(__name__)
 
@@ -123,6 +116,11 @@ def memory_merge(
         memory.caption, memory.full_text, memory.content_hash = caption, full_text, content_hash
         if embedding is not None:
             memory.embedding, memory.embedding_model = list(embedding), embedding_model
+    elif full_text != memory.full_text:
+        # The stored wording stays; the history keeps the one folded into it, so both texts
+        # of a merge are on record (before/after hold the stored one).
+        note = f"{note}; merged in: {full_text}" if note else f"merged in: {full_text}"
+        note = note[: MemoryVersion._meta.get_field("note").max_length]
     memory.confidence = max(memory.confidence, min(max(confidence, 0.0), 1.0))
     memory.save()
     memory_version_record(

@@ -11,8 +11,9 @@ from rest_framework.test import APIClient
 
 from agents.mcp import server
 from agents.mcp.server import memory_server, tool_result
-from memories.models import Memory, TenantAPIKey
-from memory_platform.exceptions import UpstreamUnavailable
+from core.exceptions import UpstreamUnavailable
+from memories.models import Memory
+from tenants.models import TenantAPIKey
 from tests.factories import api_key_for
 
 pytestmark = pytest.mark.django_db

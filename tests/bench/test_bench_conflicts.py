@@ -10,7 +10,7 @@ from django.core.management import call_command
 
 from bench.conflicts import SPLITS, cases_load
 from bench.management.commands.bench_conflicts import Command as BenchConflicts
-from memories.models import Tenant
+from tenants.models import Tenant
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,8 @@ from django.core.management import call_command
 
 from bench.management.commands.bench_recall import Command as BenchRecall
 from bench.recall import BENCH_TENANT
-from memories.models import EndUser, Memory, Tenant
+from memories.models import EndUser, Memory
+from tenants.models import Tenant
 
 pytestmark = pytest.mark.django_db
 

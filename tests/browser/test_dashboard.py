@@ -18,7 +18,7 @@ from django.db.models import Sum
 
 from extraction.models import ExtractionJob
 from extraction.rules import extract_candidates
-from memories.models import TenantUsage
+from tenants.models import TenantUsage
 from testing.llm_stub import extracting_chat_reply
 from tests.factories import TenantFactory, api_key_for, dashboard_populate
 

@@ -9,7 +9,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 
-from memories.models import ReviewItem, Tenant
+from memories.models import ReviewItem
+from tenants.models import Tenant
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

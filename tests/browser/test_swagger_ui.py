@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from memories.models import TenantAPIKey
+from tenants.models import TenantAPIKey
 from tests.factories import EndUserFactory, MemoryFactory, TenantFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -9,9 +9,9 @@ from collections import Counter
 import pytest
 from django.db import connection
 
+from core.exceptions import ApplicationError
 from extraction.jobs import extraction_perform
 from memories.models import Memory
-from memory_platform.exceptions import ApplicationError
 from tests.factories import TenantFactory
 from tests.scripted_llm import ScriptedLLM, fact
 

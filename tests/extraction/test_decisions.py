@@ -9,7 +9,6 @@ from extraction.decisions import (
     NEIGHBOUR_LIMIT,
     Action,
     Judgement,
-    KnownMemory,
     Neighbour,
     Verdict,
     decide,
@@ -17,28 +16,7 @@ from extraction.decisions import (
     new_ref,
 )
 from memories.models import ReviewItem
-from memories.text import content_hash
-
-
-def unit(*values: float) -> np.ndarray:
-    vector = np.array(values, dtype=np.float32)
-    return vector / np.linalg.norm(vector)
-
-
-def known(ref: str, text: str, vector: np.ndarray, *, status: str = "active") -> KnownMemory:
-    return KnownMemory(
-        ref=ref,
-        caption=text,
-        full_text=text,
-        category="personal",
-        status=status,
-        content_hash=content_hash(text),
-        vector=vector,
-    )
-
-
-def candidate(text: str, category: str = "personal") -> Candidate:
-    return Candidate(caption=text, full_text=text, category=category)
+from tests.extraction.decide_helpers import candidate, known, unit
 
 
 def rules(position: int, candidate: Candidate, neighbours: list[Neighbour]) -> None:

@@ -10,11 +10,11 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
+from core.exceptions import UpstreamUnavailable
 from extraction.jobs import extraction_job_submit, extraction_perform
 from extraction.models import ExtractionJob
 from extraction.tasks import extraction_stalled_jobs_retry_task
 from memories.models import DeletionRecord, Memory, MemoryVersion, ReviewItem
-from memory_platform.exceptions import UpstreamUnavailable
 from tests.scripted_llm import ScriptedLLM, fact
 
 pytestmark = pytest.mark.django_db

@@ -7,9 +7,9 @@ import uuid
 import pytest
 from rest_framework.test import APIClient
 
+from core.requests import TASK_HEADER
 from extraction.models import ExtractionJob
 from extraction.tasks import extraction_job_run_task
-from memory_platform.requests import TASK_HEADER
 from tests.logcapture import json_lines
 from tests.scripted_llm import ScriptedLLM, fact
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from extraction.models import ExtractionJob
-from memories.models import TenantUsage
+from tenants.models import TenantUsage
 from testing.llm_stub import content
 from tests.factories import TenantFactory, api_key_for
 

@@ -456,7 +456,7 @@ def test_an_update_the_policy_applied_can_be_reopened_from_its_page(client_as_op
 
 
 def test_a_tenants_conflict_policy_is_set_in_the_admin(client_as_operator, tenant):
-    page = reverse("admin:memories_tenant_change", args=[tenant.pk])
+    page = reverse("admin:tenants_tenant_change", args=[tenant.pk])
 
     response = client_as_operator.post(
         page, {"name": tenant.name, "is_active": "on", "conflict_policy": "supersede"}
@@ -465,5 +465,5 @@ def test_a_tenants_conflict_policy_is_set_in_the_admin(client_as_operator, tenan
     assert response.status_code == 302
     tenant.refresh_from_db()
     assert tenant.effective_conflict_policy == "supersede"
-    listing = client_as_operator.get(reverse("admin:memories_tenant_changelist")).content.decode()
+    listing = client_as_operator.get(reverse("admin:tenants_tenant_changelist")).content.decode()
     assert "Explicit updates supersede" in listing

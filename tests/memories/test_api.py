@@ -12,7 +12,8 @@ from rest_framework.test import APIClient
 from extraction.decisions import NEAR_DUPLICATE_SIMILARITY
 from extraction.models import ExtractionJob
 from integrations.embeddings import embed_texts
-from memories.models import DeletionRecord, EndUser, Memory, ReviewItem, TenantAPIKey
+from memories.models import DeletionRecord, EndUser, Memory, ReviewItem
+from tenants.models import TenantAPIKey
 from testing.llm_stub import empty_choices, truncated
 from tests.factories import TenantFactory, api_key_for
 from tests.scripted_llm import ScriptedLLM, fact

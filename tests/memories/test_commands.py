@@ -3,7 +3,7 @@ import io
 import pytest
 from django.core.management import CommandError, call_command
 
-from memories.models import Tenant, TenantAPIKey
+from tenants.models import Tenant, TenantAPIKey
 
 
 def _run(*args: str) -> list[str]:

@@ -16,7 +16,7 @@ from django.utils import timezone
 from memories.charts import Series, _nice_ceiling, daily_bars
 from memories.dashboard import dashboard_get
 from memories.models import Memory, ReviewItem
-from memories.services.usage import tenant_usage_add
+from tenants.services import tenant_usage_add
 from tests.factories import (
     EndUserFactory,
     MemoryFactory,

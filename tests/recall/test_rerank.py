@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 from django.utils import timezone
 
-from memories.models import TenantUsage
 from recall.ranking import Ranked
 from recall.rerank import parse_references
 from recall.selectors import ranked_as_picked, ranked_reordered
 from recall.services import memory_recall, memory_recall_for_end_user
+from tenants.models import TenantUsage
 
 pytestmark = pytest.mark.django_db
 

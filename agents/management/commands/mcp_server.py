@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from mcp.server.stdio import stdio_server
 
 from agents.mcp.server import memory_server
-from memories.models import Tenant
+from tenants.models import Tenant
 
 
 async def _serve_stdio(tenant: Tenant) -> None:

@@ -15,7 +15,8 @@ from bench.loadtest.client import extract_request, http_load, relevant_request
 from bench.loadtest.seeding import end_users_create, memories_seed, memories_unseed, prompt_stream
 from bench.loadtest.server import gunicorn_server
 from extraction.rules import extract_candidates
-from memories.models import EndUser, Memory, Tenant, TenantAPIKey
+from memories.models import EndUser, Memory
+from tenants.models import Tenant, TenantAPIKey
 from testing.llm_stub import LLMStub, extracting_chat_reply
 
 BENCH_TENANT = "bench-latency"
@@ -107,7 +108,7 @@ class Command(BaseCommand):
         # limit would turn a load test into a 429 test.
         env.update(
             {
-                "DJANGO_SETTINGS_MODULE": "memory_platform.settings",
+                "DJANGO_SETTINGS_MODULE": "config.settings",
                 "MEMORY_RATE_LIMIT": "1000000000",
                 "LOG_LEVEL": "WARNING",
             },

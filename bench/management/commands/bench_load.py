@@ -21,7 +21,8 @@ from bench.loadtest.mixed import MixedResult, mixed_load
 from bench.loadtest.seeding import memories_unseed
 from bench.loadtest.server import gunicorn_server
 from extraction.models import ExtractionJob
-from memories.models import EndUser, Memory, Tenant, TenantAPIKey
+from memories.models import EndUser, Memory
+from tenants.models import Tenant, TenantAPIKey
 
 BENCH_TENANT = "bench-load"
 VISIBLE = (Memory.Status.ACTIVE, Memory.Status.PENDING_REVIEW)
@@ -78,7 +79,7 @@ class Command(BaseCommand):
     def _env(self, redis_url: str, options: dict[str, Any]) -> dict[str, str]:
         env = dict(os.environ)
         env.update(
-            DJANGO_SETTINGS_MODULE="memory_platform.settings",
+            DJANGO_SETTINGS_MODULE="config.settings",
             REDIS_URL=redis_url,
             CELERY_TASK_ALWAYS_EAGER="0",
             MEMORY_RATE_LIMIT=str(options["rate_limit"]),
@@ -141,7 +142,7 @@ class Command(BaseCommand):
 def _celery_worker(env: dict[str, str]) -> Iterator[subprocess.Popen]:
     """One Celery worker process (concurrency 1) until the block ends."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "memory_platform", "worker",
+        [sys.executable, "-m", "celery", "-A", "config", "worker",
          "--concurrency", "1", "--loglevel", "WARNING", "--without-gossip", "--without-mingle"],
         cwd=settings.BASE_DIR, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip

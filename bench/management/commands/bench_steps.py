@@ -23,7 +23,8 @@ from bench.loadtest.steps import (
     steps_reset,
     steps_summary,
 )
-from memories.models import EndUser, Tenant, TenantAPIKey
+from memories.models import EndUser
+from tenants.models import Tenant, TenantAPIKey
 
 BENCH_TENANT = "bench-steps"
 
@@ -32,8 +33,8 @@ BENCH_TENANT = "bench-steps"
 READ_PATH_STEPS = [
     "rest_framework.views:APIView.dispatch",
     "rest_framework.views:APIView.initial",
-    "memories.authentication:TenantAPIKeyAuthentication.authenticate",
-    "memories.throttling:EndUserRateThrottle.allow_request",
+    "tenants.authentication:TenantAPIKeyAuthentication.authenticate",
+    "tenants.throttling:EndUserRateThrottle.allow_request",
     "rest_framework.views:APIView.perform_content_negotiation",
     "recall.apis:MemoryRelevantApi.get",
     "recall.apis:validated",
@@ -96,7 +97,7 @@ class Command(BaseCommand):
         # The server runs the production settings; the rate limit would turn this into a 429
         # test.
         env.update(
-            DJANGO_SETTINGS_MODULE="memory_platform.settings",
+            DJANGO_SETTINGS_MODULE="config.settings",
             MEMORY_RATE_LIMIT="1000000000",
             LOG_LEVEL="WARNING",
             BENCH_STEPS=",".join([*READ_PATH_STEPS, *options["step"]]),

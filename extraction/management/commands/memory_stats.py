@@ -9,8 +9,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from extraction.selectors import tenant_stats_with_jobs_list
-from memories.models import TenantUsage
-from memories.selectors import USAGE_DAYS
+from tenants.models import TenantUsage
+from tenants.selectors import USAGE_DAYS
 
 COLUMNS = [
     ("users", "users"),

@@ -10,8 +10,9 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memories.models import EndUser, Tenant
+from memories.models import EndUser
 from memories.services.maintenance import PRUNABLE_STATUSES, memory_prune
+from tenants.models import Tenant
 
 _DURATION = re.compile(r"^(?P<n>\d+)\s*(?P<unit>[dhw]?)$")
 _UNITS = {"": "days", "d": "days", "h": "hours", "w": "weeks"}

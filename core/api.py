@@ -1,0 +1,100 @@
+"""The API plumbing every app's views share: the JSON error schema, strict input fields, and
+validation that answers a 400 in that shape (through `core.exceptions`)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.core.validators import RegexValidator
+from django.http import QueryDict
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import serializers
+
+from core.exceptions import InvalidInput
+
+
+class ErrorSerializer(serializers.Serializer):
+    class ErrorBody(serializers.Serializer):
+        code = serializers.CharField()
+        message = serializers.CharField()
+
+    error = ErrorBody()
+
+
+_ERROR_DESCRIPTIONS = {
+    400: "Invalid input (bad UUID, missing field, wrong type, bad ids, oversized).",
+    401: "Missing, unknown or revoked API key.",
+    403: "A read-only API key (code `read_only_key`): this needs a read-write key.",
+    404: "Unknown user_id, memory or session for this API key's tenant.",
+    413: "Request body over the size limit.",
+    429: "More than MEMORY_RATE_LIMIT requests a minute for this user_id (Retry-After).",
+    502: "The LLM failed; the conversation is kept as a failed job for a retry.",
+    503: "The database is unavailable.",
+}
+
+
+def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
+    """The OpenAPI responses of the given error statuses, all in the JSON error shape."""
+    return {
+        status: OpenApiResponse(ErrorSerializer, description=_ERROR_DESCRIPTIONS[status])
+        for status in statuses
+    }
+
+
+def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
+    """The validated data of `serializer_class` over `data`, or a 400."""
+    if isinstance(data, QueryDict):
+        # Django would read only the last of `?prompt=a&prompt=b`: ambiguous, so refused.
+        repeated = sorted(name for name, values in data.lists() if len(values) > 1)
+        if repeated:
+            raise InvalidInput(f"Query parameter given more than once: {', '.join(repeated)}.")
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+class _GivenValue:
+    """A query parameter given blank ("limit=") is invalid, not left to its default."""
+
+    def get_value(self, dictionary: Any) -> Any:
+        if self.field_name in dictionary and dictionary[self.field_name] == "":
+            return ""
+        return super().get_value(dictionary)
+
+
+class QueryIntegerField(_GivenValue, serializers.IntegerField):
+    """An integer query parameter: absent takes the default, blank is a 400."""
+
+
+class QueryBooleanField(_GivenValue, serializers.BooleanField):
+    """A boolean query parameter: absent takes the default, blank is a 400."""
+
+
+class StrictCharField(serializers.CharField):
+    """Text given as a JSON string; DRF's own field would turn 5 or true into text."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        # DRF already refuses NUL characters; as a validator the schema states it too.
+        self.validators.append(
+            RegexValidator(r"^[^\x00]*$", message="Null characters are not allowed.")
+        )
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class QueryCharField(_GivenValue, StrictCharField):
+    """An optional text query parameter: absent is absent, blank is a 400."""
+
+
+class StrictUUIDField(serializers.UUIDField):
+    """A UUID given as a string; DRF's own field would also take an integer."""
+
+    def to_internal_value(self, data: Any) -> uuid.UUID:
+        if not isinstance(data, str):
+            self.fail("invalid", value=data)
+        return super().to_internal_value(data)

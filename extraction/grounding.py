@@ -1,0 +1,191 @@
+"""The grounding check: a candidate an LLM proposes is stored only if the user said it.
+
+It runs after the model's reply is parsed and before anything is decided (pipeline step 3). A
+candidate is repaired where a closed-class rewrite is enough, else refused with a reason:
+- `first_person`: a caption in the user's own words ("I'm lactose intolerant", "my partner
+  is a nurse") is turned to the third person ("User is lactose intolerant", "User's partner is
+  a nurse"); one that cannot be is refused;
+- `no_value`: a caption that names a topic and not its value ("User's vegan lifestyle",
+  "User's dog's name") takes the full text when that is a statement, else is refused;
+- `not_about_user`: general knowledge or an answer to the user's question ("The capital of
+  France is Paris.");
+- `not_durable`: a request, a question or a passing state ("User wants to know how a mortgage
+  works", "User is tired today");
+- `ungrounded`: a value the user never wrote: not in the user's own messages (the assistant's
+  turns, the prompt's examples and messages that instruct the extractor do not count).
+
+Every word list is a lexicon file (`extraction/lexicons/`). The check is pure: the caller counts
+the refusals (the job's `candidates_refused`, the metric `memory_candidates_refused`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from extraction.candidates import Candidate
+from extraction.lexicon import lexicon
+from memories.text import CAPTION_MAX_LENGTH, states_a_fact
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9'\u2019-]*")
+# Where a first-person clause starts ("I'm vegan" -> "User is vegan").
+_OPENINGS = (
+    (re.compile(r"^(?:i am|i'm|im)\b", re.I), "User is"),
+    (re.compile(r"^(?:i have|i've|ive)\b", re.I), "User has"),
+    (re.compile(r"^i was\b", re.I), "User was"),
+    (re.compile(r"^i\b", re.I), "User"),
+    (re.compile(r"^(?:my|our)\b", re.I), "User's"),
+    (re.compile(r"^we\b", re.I), "User and their family"),
+)
+# Inside a clause: the user's own possessives and objects (closed classes).
+_INSIDE = (
+    (re.compile(r"\b(?:my|our)\b", re.I), "their"),
+    (re.compile(r"\b(?:me|us)\b", re.I), "them"),
+    (re.compile(r"\bmyself\b", re.I), "themselves"),
+    (re.compile(r"\b(?:mine|ours)\b", re.I), "theirs"),
+)
+
+
+@dataclass(frozen=True)
+class Grounded:
+    """The candidate to keep (possibly repaired), or None and why it was refused."""
+
+    candidate: Candidate | None
+    reason: str = ""
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower().replace("\u2019", "'"))
+
+
+def _stem(word: str) -> str:
+    """Enough of a word to match its inflections ("moved", "moving"; "vegan", "veganism")."""
+    word = word.strip("'-")
+    if word.endswith("'s"):
+        word = word[:-2]
+    return word[:4] if len(word) > 4 else word
+
+
+def third_person(text: str) -> str:
+    """A first-person statement in the third person, by closed-class rewrites only."""
+    text = text.strip().rstrip(".!")
+    for pattern, replacement in _OPENINGS:
+        if pattern.search(text):
+            text = pattern.sub(replacement, text, count=1)
+            break
+    for pattern, replacement in _INSIDE:
+        text = pattern.sub(replacement, text)
+    return re.sub(r"\bUser is am\b", "User is", text)
+
+
+def _first_person(text: str) -> bool:
+    return any(word in lexicon("first_person") for word in _words(text))
+
+
+def _has_phrase(text: str, name: str) -> bool:
+    padded = f" {' '.join(_words(text))} "
+    return any(f" {phrase} " in padded for phrase in lexicon(name))
+
+
+def user_evidence(messages: Iterable[dict]) -> frozenset[str]:
+    """The word stems of what the user wrote, leaving out messages that instruct the
+    extractor or the assistant (they are data, never evidence)."""
+    stems: set[str] = set()
+    for message in messages:
+        if str(message.get("role", "user")) != "user":
+            continue
+        content = str(message.get("content", ""))
+        if _has_phrase(content, "injection") or "system:" in content.lower():
+            continue
+        stems.update(_stem(word) for word in _words(content))
+    return frozenset(stems)
+
+
+def _about_user(caption: str) -> bool:
+    return bool(re.match(r"^(?:the\s+)?user(?:'s|\u2019s)?\b", caption, re.I))
+
+
+def _repaired_caption(candidate: Candidate) -> tuple[str, str]:
+    """The caption to check, and why it was refused if it cannot be repaired."""
+    caption = candidate.caption.strip()
+    if _first_person(caption):
+        caption = third_person(caption)
+    if not _about_user(caption) or not states_a_fact(caption) or _topic_only(caption):
+        # The full text may carry the statement the caption lost ("I'm vegan" behind "User's
+        # vegan lifestyle"), in the first or the third person.
+        full = candidate.full_text.strip()
+        restated = third_person(full) if _first_person(full) else full
+        if (
+            _about_user(restated)
+            and states_a_fact(restated)
+            and len(restated) <= CAPTION_MAX_LENGTH
+        ):
+            return restated, ""
+        if not _about_user(caption):
+            return caption, "not_about_user"
+        return caption, "no_value"
+    if _first_person(caption):
+        return caption, "first_person"
+    return caption, ""
+
+
+def _topic_only(caption: str) -> bool:
+    """ "User's vegan lifestyle": a possessive noun phrase with no verb of its own."""
+    body = re.sub(r"^user(?:'s|\u2019s)\s+", "", caption.strip(), flags=re.I)
+    return caption.lower().startswith(("user's", "user\u2019s")) and not re.search(
+        r"\b(?:is|are|was|were|has|have|had|does|do|did|can|will|called|named)\b", body, re.I
+    )
+
+
+def tidy_caption(caption: str) -> str:
+    """The caption up to where its fact ends and chat goes on (a lexicon of clause breaks),
+    when what comes before is a statement of its own."""
+    lowered = caption.lower()
+    cut = len(caption)
+    for phrase in lexicon("clause_breaks"):
+        pattern = re.escape(phrase) if phrase.startswith(",") else rf"\s{re.escape(phrase)}\b"
+        match = re.search(pattern, lowered)
+        if match and match.start() < cut:
+            head = caption[: match.start()].rstrip(" ,;:-")
+            if len(head.split()) >= 3 and states_a_fact(head):
+                cut = match.start()
+    return caption[:cut].rstrip(" ,;:-")
+
+
+def ground(candidate: Candidate, evidence: frozenset[str]) -> Grounded:
+    """Keep, repair or refuse one candidate against the stems of the user's own words."""
+    caption, reason = _repaired_caption(candidate)
+    if reason:
+        return Grounded(None, reason)
+    caption = tidy_caption(caption)
+    if _has_phrase(caption, "not_durable"):
+        return Grounded(None, "not_durable")
+    content = [w for w in _words(caption) if w not in lexicon("generic_words") and len(w) > 1]
+    said = [w for w in content if _stem(w) in evidence]
+    # Every name must be the user's (the prompt's "Rex" is not); the rest mostly.
+    names = {w.lower() for w in re.findall(r"(?<!^)\b[A-Z][a-z]+", caption)} - {"user"}
+    if not content or not said or any(_stem(name) not in evidence for name in names):
+        return Grounded(None, "ungrounded")
+    if len(said) * 2 < len(content):
+        return Grounded(None, "ungrounded")
+    full_text = candidate.full_text
+    if _first_person(full_text):
+        full_text = third_person(full_text)
+    return Grounded(replace(candidate, caption=caption, full_text=full_text or caption))
+
+
+def candidates_ground(
+    candidates: Iterable[Candidate], messages: Iterable[dict]
+) -> tuple[list[Candidate], dict[str, int]]:
+    """The candidates the user's messages ground, and the refusals counted by reason."""
+    evidence = user_evidence(messages)
+    kept: list[Candidate] = []
+    refused: dict[str, int] = {}
+    for candidate in candidates:
+        grounded = ground(candidate, evidence)
+        if grounded.candidate is None:
+            refused[grounded.reason] = refused.get(grounded.reason, 0) + 1
+        else:
+            kept.append(grounded.candidate)
+    return kept, refused

@@ -1,0 +1,145 @@
+"""An LLM's verdict is advice: no merge without independent agreement, and no fact lost."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from extraction.decisions import Action, Judgement, Verdict, decide, subject_of
+from memories.models import ReviewItem
+from tests.extraction.decide_helpers import candidate, known, unit
+
+
+def llm_says(verdict: Verdict, *refs: str, update: bool = False):
+    """A judge that answers every candidate as a (small, careless) model did."""
+
+    def judge(position, candidate, neighbours):
+        return Judgement(
+            verdict, refs=refs, reason="model", signal=ReviewItem.Signal.LLM, explicit_update=update
+        )
+
+    return judge
+
+
+def decide_one(stored, new_text, cosine, judge, *, supersede=False):
+    vector = unit(cosine, float(np.sqrt(max(0.0, 1 - cosine**2))), 0)
+    [decision] = decide(
+        candidates=[candidate(new_text)],
+        vectors=np.stack([vector]),
+        known=[stored],
+        judge=judge,
+        supersede=supersede,
+    )
+    return decision
+
+
+@pytest.mark.parametrize(
+    ("stored", "new"),
+    [
+        ("User lives in Berlin", "User's brother lives in Munich"),
+        ("User is vegetarian", "User's husband eats meat every day"),
+        ("User works as a teacher", "User's wife works as a nurse"),
+        ("User has a dog called Rex", "User's sister has a dog called Bella"),
+    ],
+)
+def test_a_same_verdict_about_another_person_inserts_a_new_fact(stored, new):
+    decision = decide_one(
+        known("mem_a", stored, unit(1, 0, 0)), new, 0.6, llm_says(Verdict.SAME, "mem_a")
+    )
+
+    assert decision.action == Action.INSERT
+
+
+@pytest.mark.parametrize(
+    ("stored", "new"),
+    [
+        ("User likes jazz", "User likes heavy metal"),
+        ("User uses an iPhone", "User switched to an Android phone"),
+        ("User's first language is Spanish", "User's first language is Catalan"),
+    ],
+)
+def test_a_same_verdict_at_middling_similarity_never_replaces_the_stored_value(stored, new):
+    decision = decide_one(
+        known("mem_a", stored, unit(1, 0, 0)), new, 0.55, llm_says(Verdict.SAME, "mem_a")
+    )
+
+    assert decision.action in {Action.INSERT, Action.HOLD}
+    assert decision.target is None
+
+
+def test_a_same_verdict_with_high_similarity_merges():
+    stored = known("mem_a", "User likes green tea", unit(1, 0, 0))
+
+    decision = decide_one(
+        stored, "User really likes green tea", 0.95, llm_says(Verdict.SAME, "mem_a")
+    )
+
+    assert (decision.action, decision.target) == (Action.MERGE, "mem_a")
+
+
+def test_a_same_verdict_that_the_reading_confirms_merges_at_lower_similarity():
+    stored = known("mem_a", "User lives in Berlin", unit(1, 0, 0))
+
+    decision = decide_one(
+        stored, "User lives in Berlin with two cats", 0.7, llm_says(Verdict.SAME, "mem_a")
+    )
+
+    assert (decision.action, decision.target) == (Action.MERGE, "mem_a")
+
+
+def test_a_contradiction_about_another_person_is_not_held_against_the_user():
+    stored = known("mem_a", "User lives in Berlin", unit(1, 0, 0))
+
+    decision = decide_one(
+        stored, "User's brother lives in Munich", 0.6, llm_says(Verdict.CONTRADICTS, "mem_a")
+    )
+
+    assert decision.action == Action.INSERT
+    assert decision.conflicts == ()
+
+
+def test_new_with_an_update_flag_is_honoured_as_a_change_under_review():
+    stored = known("mem_a", "User lives in Porto", unit(1, 0, 0))
+
+    decision = decide_one(
+        stored, "User moved to Lisbon", 0.5, llm_says(Verdict.NEW, "mem_a", update=True)
+    )
+
+    assert decision.action == Action.HOLD
+    assert [c.ref for c in decision.conflicts] == ["mem_a"]
+
+
+def test_a_contradiction_the_model_missed_but_the_reading_sees_is_held():
+    stored = known("mem_a", "User lives in Porto", unit(1, 0, 0))
+
+    decision = decide_one(stored, "User lives in Lisbon", 0.6, llm_says(Verdict.NEW))
+
+    assert decision.action == Action.HOLD
+
+
+def test_under_review_a_contradiction_is_held_never_applied():
+    stored = known("mem_a", "User is allergic to penicillin", unit(1, 0, 0))
+
+    decision = decide_one(
+        stored,
+        "User is not allergic to penicillin",
+        0.8,
+        llm_says(Verdict.CONTRADICTS, "mem_a", update=True),
+        supersede=False,
+    )
+
+    assert decision.action == Action.HOLD
+
+
+@pytest.mark.parametrize(
+    ("caption", "subject"),
+    [
+        ("User lives in Berlin", "user"),
+        ("User's job is nursing", "user"),
+        ("User's brother lives in Munich", "brother"),
+        ("User's best friend is called Sam", "best friend"),
+        ("User\u2019s mum is a teacher", "mum"),
+    ],
+)
+def test_the_subject_of_a_caption_is_read_from_the_people_lexicon(caption, subject):
+    assert subject_of(caption) == subject
