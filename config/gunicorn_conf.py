@@ -8,6 +8,8 @@ HTML page. Callers parse one error shape, so those refusals are written as JSON 
 from __future__ import annotations
 
 import json
+import os
+from typing import Any
 
 from gunicorn import util
 
@@ -43,8 +45,17 @@ def _json_error(sock, status_int: int, reason: str, mesg: str) -> None:
 util.write_error = _json_error
 
 
-def on_starting(server: object) -> None:
-    """In the master, before any worker loads Django: the local install's servers and files."""
+def on_starting(server: Any) -> None:
+    """In the master, before any worker loads Django: the local install's servers and files,
+    then the request timeout that the LLM's budget needs (unless --timeout was given)."""
     from config import local
 
     local.prepare()
+    # After `prepare`: the settings read what it found (a Valkey that could not start).
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    from django.conf import settings
+
+    option = server.cfg.settings["timeout"]
+    if option.value == option.default:
+        server.cfg.set("timeout", settings.WEB_TIMEOUT)
+        server.timeout = settings.WEB_TIMEOUT

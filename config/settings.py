@@ -324,6 +324,17 @@ MEMORY_LLM_TIMEOUT = env_float("MEMORY_LLM_TIMEOUT", 30.0)
 MEMORY_LLM_MAX_RETRIES = env_int("MEMORY_LLM_MAX_RETRIES", 2, minimum=0)
 # Base of the exponential backoff between LLM retries when the server gives no Retry-After.
 MEMORY_LLM_BACKOFF = env_float("MEMORY_LLM_BACKOFF", 0.5)
+# The longest one synchronous extraction may wait on the LLM: its calls (two tries at the
+# extraction, one decision call), each with every retry, its timeout and the backoff between
+# retries. The web server's request timeout follows it (config.gunicorn_conf), so a slow model
+# answers a 502 with the job or the memories, never a worker killed mid-request (a 500).
+MEMORY_LLM_CALLS_PER_EXTRACTION = 3
+_LLM_CALL_BUDGET = (MEMORY_LLM_MAX_RETRIES + 1) * MEMORY_LLM_TIMEOUT + MEMORY_LLM_BACKOFF * (
+    2 ** (MEMORY_LLM_MAX_RETRIES + 1)
+)
+WEB_TIMEOUT = env_int(
+    "WEB_TIMEOUT", int(MEMORY_LLM_CALLS_PER_EXTRACTION * _LLM_CALL_BUDGET) + 30, minimum=30
+)
 # Tokens of conversation sent to the LLM; older turns beyond it are dropped (and counted).
 MEMORY_LLM_INPUT_BUDGET = env_int("MEMORY_LLM_INPUT_BUDGET", 6000, minimum=500)
 MEMORY_EXTRACTOR = env_choice(

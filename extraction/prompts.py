@@ -37,6 +37,8 @@ MAX_CANDIDATES = 50
 EXTRACTION_MAX_TOKENS = 1000
 EXTRACTION_TEMPERATURE = 0.1
 # One more try when the model answers with no JSON at all; sampling may format it next time.
+# With the decision call, settings.MEMORY_LLM_CALLS_PER_EXTRACTION counts these (for the web
+# server's timeout).
 EXTRACTION_PARSE_ATTEMPTS = 2
 JUDGE_MAX_TOKENS = 200
 

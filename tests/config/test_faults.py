@@ -181,3 +181,30 @@ def test_a_hanging_llm_is_bounded_by_its_timeout_and_the_job_is_kept(install, ll
     assert answer.value.code == 502 and error["job_id"]
     assert took < 15  # two attempts of one second each, not the LLM's thirty
     assert kept == "failed 1"
+
+
+def test_a_model_slower_than_the_old_worker_timeout_still_answers_with_the_memories(
+    install, llm_stub: LLMStub
+):
+    """gunicorn's request timeout follows the LLM's budget: a 35 s reply, within a 60 s LLM
+    timeout, is a 201 with the memory, not a worker killed at 30 s (a 500 with no job)."""
+    env, _, key = install
+    env = {**env, "OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": llm_stub.base_url,
+           "MEMORY_EXTRACTOR": "llm", "MEMORY_LLM_TIMEOUT": "60",
+           "MEMORY_LLM_MAX_RETRIES": "0"}  # fmt: skip
+    lisbon = {"caption": "User lives in Lisbon", "full_text": "User lives in Lisbon",
+              "category": "personal", "confidence": 0.9}  # fmt: skip
+    llm_stub.slow(35, text=json.dumps({"memories": [lisbon]}))
+    port = free_port()
+    said = {"role": "user", "content": "I live in Lisbon and my cat is called Miso."}
+    body = json.dumps({"user_id": str(uuid.uuid4()), "conversation": [said]}).encode()
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/memories/extract", data=body, method="POST",
+        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+    )  # fmt: skip
+
+    with gunicorn(port, env, workers=1), urllib.request.urlopen(request, timeout=300) as answer:
+        saved = json.loads(answer.read())["memories_saved"]
+
+    assert answer.status == 201
+    assert any("Lisbon" in memory["caption"] for memory in saved)
