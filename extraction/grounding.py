@@ -88,9 +88,24 @@ def _has_phrase(text: str, name: str) -> bool:
     return any(f" {phrase} " in padded for phrase in lexicon(name))
 
 
+_CLAUSE = re.compile(r"[^.!?;,\n]+[.!?;,\n]*")
+
+
+def _stating(clause: str) -> bool:
+    """Whether a clause states something: not a question, not a hypothetical."""
+    if clause.rstrip().endswith("?"):
+        return False
+    opening = " ".join(_words(clause)[:3])
+    return not any(
+        opening == phrase or opening.startswith(f"{phrase} ")
+        for phrase in lexicon("hypothetical_openers")
+    )
+
+
 def user_evidence(messages: Iterable[dict]) -> frozenset[str]:
-    """The word stems of what the user wrote, leaving out messages that instruct the
-    extractor or the assistant (they are data, never evidence)."""
+    """The word stems of what the user stated: their own messages, without the messages that
+    instruct the extractor or the assistant (data, never evidence), and without the clauses
+    that ask or suppose rather than state."""
     stems: set[str] = set()
     for message in messages:
         if str(message.get("role", "user")) != "user":
@@ -98,7 +113,9 @@ def user_evidence(messages: Iterable[dict]) -> frozenset[str]:
         content = str(message.get("content", ""))
         if _has_phrase(content, "injection") or "system:" in content.lower():
             continue
-        stems.update(_stem(word) for word in _words(content))
+        for clause in _CLAUSE.findall(content):
+            if _stating(clause):
+                stems.update(_stem(word) for word in _words(clause))
     return frozenset(stems)
 
 
@@ -150,7 +167,7 @@ def tidy_caption(caption: str) -> str:
             head = caption[: match.start()].rstrip(" ,;:-")
             if len(head.split()) >= 3 and states_a_fact(head):
                 cut = match.start()
-    return caption[:cut].rstrip(" ,;:-")
+    return caption[:cut].rstrip(" ,;:-.!")
 
 
 def ground(candidate: Candidate, evidence: frozenset[str]) -> Grounded:
