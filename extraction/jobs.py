@@ -32,7 +32,7 @@ from core.requests import (
 )
 from extraction.models import ExtractionJob
 from extraction.pipeline import Usage, conversation_memories_write
-from extraction.selectors import extraction_jobs_stalled
+from extraction.selectors import extraction_jobs_stalled, message_hash, messages_read_count
 from integrations.embeddings import EmbeddingError
 from integrations.llm import LLMError
 from memories.models import AgentSession, EndUser, Memory
@@ -153,9 +153,13 @@ def _job_run(job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
             job = ExtractionJob.objects.select_for_update().get(pk=job_id)
             if job.status == ExtractionJob.Status.SUCCEEDED:
                 return job, False
+            read_before = messages_read_count(
+                end_user_id=job.end_user_id, messages=job.conversation
+            )
             saved, extractor = conversation_memories_write(
                 end_user=job.end_user,
                 messages=job.conversation,
+                read_before=read_before,
                 session=job.session,
                 usage=usage,
                 actor=f"extraction job {job.id}",
@@ -168,6 +172,8 @@ def _job_run(job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
             job.error = ""
             # The conversation was kept only for a retry; once done, the hash alone answers
             # repeats, and a later deletion of the memories leaves no copy of their text here.
+            job.message_hashes = [message_hash(message) for message in job.conversation]
+            job.messages_read_before = read_before
             job.conversation = []
             job.finished_at = timezone.now()
             job.attempts += 1

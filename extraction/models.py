@@ -36,6 +36,11 @@ class ExtractionJob(models.Model):
     truncated_messages = models.PositiveIntegerField(default=0)
     # Candidates the LLM proposed that the grounding check refused (extraction.grounding).
     candidates_refused = models.PositiveIntegerField(default=0)
+    # Each message is read once: a short hash of every message this job read (kept after the
+    # conversation is dropped), and how many leading messages earlier jobs had already read
+    # (given to the extractor as context only). See extraction.selectors.messages_read_count.
+    message_hashes = models.JSONField(default=list, blank=True)
+    messages_read_before = models.PositiveIntegerField(default=0)
     memories_saved = models.ManyToManyField(Memory, blank=True, related_name="extraction_jobs")
     error = models.TextField(blank=True)
     # The X-Request-ID of the request that submitted the job (a replay keeps the first).
@@ -58,6 +63,10 @@ class ExtractionJob(models.Model):
         indexes = [
             # retry_failed_jobs and the admin's job list: jobs by status, oldest first.
             models.Index(fields=["status", "created_at"], name="extractionjob_status_created"),
+            # messages_read_count: a user's latest succeeded jobs.
+            models.Index(
+                fields=["end_user", "status", "-finished_at"], name="extractionjob_user_done"
+            ),
         ]
 
     def __str__(self) -> str:

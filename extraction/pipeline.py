@@ -41,6 +41,9 @@ from tenants.models import ConflictPolicy
 
 logger = logging.getLogger(__name__)
 
+# Earlier messages shown to the LLM as context for the new ones (read once already).
+CONTEXT_MESSAGES = 4
+
 
 @dataclass
 class Usage(LLMUsage):
@@ -50,10 +53,19 @@ class Usage(LLMUsage):
     candidates_refused: int = 0
 
 
-def candidates_extract(messages: list[dict[str, str]], usage: Usage) -> tuple[list[Candidate], str]:
-    """Step 3: candidates from the LLM when configured, else from the offline rules."""
+def candidates_extract(
+    messages: list[dict[str, str]], usage: Usage, *, read_before: int = 0
+) -> tuple[list[Candidate], str]:
+    """Step 3: candidates from the LLM when configured, else from the offline rules.
+
+    Only the messages after the first `read_before` are read: those were read by earlier
+    extractions, and the LLM sees the last of them as context only.
+    """
+    new, earlier = messages[read_before:], messages[:read_before]
+    if not new:
+        return [], settings.MEMORY_EXTRACTOR
     if settings.MEMORY_EXTRACTOR == "llm":
-        result = extract_with_llm(messages)
+        result = extract_with_llm(new, context=earlier[-CONTEXT_MESSAGES:])
         usage.add(
             llm_calls=result.llm_calls,
             prompt_tokens=result.prompt_tokens,
@@ -61,14 +73,14 @@ def candidates_extract(messages: list[dict[str, str]], usage: Usage) -> tuple[li
         )
         usage.truncated_messages = result.truncated_messages
         # The model's candidates are advice: only what the user's own words ground is kept.
-        candidates, refused = candidates_ground(result.candidates, messages)
+        candidates, refused = candidates_ground(result.candidates, new)
         for reason, count in refused.items():
             CANDIDATES_REFUSED.labels(reason=reason).inc(count)
             usage.candidates_refused += count
         if refused:
             logger.info("grounding refused %s", refused)
         return candidates, "llm"
-    return extract_candidates(messages), "rules"
+    return extract_candidates(new), "rules"
 
 
 def known_memories_load(end_user: EndUser) -> tuple[list[KnownMemory], dict[str, Memory]]:
@@ -181,13 +193,14 @@ def conversation_memories_write(
     session: AgentSession | None,
     usage: Usage,
     actor: str,
+    read_before: int = 0,
 ) -> tuple[list[Memory], str]:
     """Steps 3-5: extract, redact, decide and apply; return the memories saved and the extractor.
 
     Raises LLMError or EmbeddingError when the extractor or the embedder fails; a failed
     decision call only leaves the decisions to the rules.
     """
-    candidates, extractor = candidates_extract(messages, usage)
+    candidates, extractor = candidates_extract(messages, usage, read_before=read_before)
     candidates = [redact_candidate(candidate) for candidate in candidates]
     if not candidates:
         return [], extractor

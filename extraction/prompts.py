@@ -109,6 +109,16 @@ Reply with the JSON object only.\
 """
 
 
+EXTRACTION_CONTEXT_TEMPLATE = """\
+The chat goes on from these earlier messages, already read: context only, store nothing from \
+them.
+
+<earlier>
+{context}
+</earlier>
+
+"""
+
 # What `response_format` asks for where the server supports JSON schemas.
 EXTRACTION_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -146,24 +156,30 @@ class LLMExtraction:
     clipped_newest: bool = False
 
 
-def build_extraction_messages(messages: list[dict]) -> list[dict]:
-    """The system and user messages that ask the model to extract memories from `messages`."""
-    lines = [
+def _quoted(messages: list[dict]) -> str:
+    return "\n".join(
         quote_json({"role": str(m.get("role", "user")), "content": str(m.get("content", ""))})
         for m in messages
-    ]
-    user = EXTRACTION_USER_TEMPLATE.format(conversation="\n".join(lines))
+    )
+
+
+def build_extraction_messages(messages: list[dict], context: list[dict] = ()) -> list[dict]:
+    """The system and user messages that ask the model to extract memories from `messages`,
+    with the `context` messages before them (read already) quoted apart."""
+    user = EXTRACTION_USER_TEMPLATE.format(conversation=_quoted(messages))
+    if context:
+        user = EXTRACTION_CONTEXT_TEMPLATE.format(context=_quoted(list(context))) + user
     return [
         {"role": "system", "content": EXTRACTION_SYSTEM_PROMPT},
         {"role": "user", "content": user},
     ]
 
 
-def extract_with_llm(messages: list[dict]) -> LLMExtraction:
+def extract_with_llm(messages: list[dict], context: list[dict] = ()) -> LLMExtraction:
     """Budget the conversation, ask the LLM, parse the reply; raise LLMError on failure."""
     fitted, dropped = fit_to_budget(messages)
     clipped = bool(fitted) and fitted[-1].get("content") != messages[-1].get("content")
-    prompt = build_extraction_messages(fitted)
+    prompt = build_extraction_messages(fitted, context)
     prompt_tokens = completion_tokens = calls = 0
     for asked in range(1, EXTRACTION_PARSE_ATTEMPTS + 1):
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from datetime import timedelta
 
@@ -44,3 +45,35 @@ def tenant_stats_with_jobs_list(*, usage_days: int = USAGE_DAYS) -> models.Query
             for status in ExtractionJob.Status.values
         }
     )
+
+
+# How many of a user's latest extractions remember which messages they read: enough for a chat
+# loop that resends its last messages after every reply (a window slides by one turn a call).
+READ_MEMORY_JOBS = 50
+
+
+def message_hash(message: dict) -> str:
+    """A short hash of one message (role and text): what `message_hashes` keeps."""
+    canonical = f"{message.get('role', '')}\x00{message.get('content', '')}"
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+def messages_read_count(*, end_user_id: int, messages: list[dict]) -> int:
+    """How many leading messages of `messages` the user's earlier extractions already read.
+
+    A caller that sends the whole chat (or its last N messages) after every reply resends what
+    was read: those messages are context for the new ones, not read again. Matching each
+    message (not one prefix) also recognises a window that slid past the chat's first turns.
+    """
+    done = (
+        ExtractionJob.objects.filter(end_user_id=end_user_id, status=ExtractionJob.Status.SUCCEEDED)
+        .order_by("-finished_at")
+        .values_list("message_hashes", flat=True)[:READ_MEMORY_JOBS]
+    )
+    read = {digest for hashes in done for digest in hashes or ()}
+    count = 0
+    for message in messages:
+        if message_hash(message) not in read:
+            break
+        count += 1
+    return count
