@@ -15,3 +15,5 @@ class Candidate:
     full_text: str
     category: str = Memory.Category.OTHER
     confidence: float = 0.8
+    # Where the fact matters (the LLM's use-when hint); empty from the offline extractor.
+    use_when: str = ""

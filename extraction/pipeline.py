@@ -135,6 +135,7 @@ def decisions_apply(
             full_text=candidate.full_text,
             category=candidate.category,
             confidence=candidate.confidence,
+            use_when=candidate.use_when,
             content_hash=decision.content_hash,
             embedding=decision.vector,
             embedding_model=model_id,
@@ -205,7 +206,7 @@ def conversation_memories_write(
     if not candidates:
         return [], extractor
     known, rows = known_memories_load(end_user)
-    vectors = embed_texts([embedding_text(c.caption, c.full_text) for c in candidates])
+    vectors = embed_texts([embedding_text(c.caption, c.full_text, c.use_when) for c in candidates])
     judge = llm_judge(candidates, vectors, known, usage) if extractor == "llm" else _rules_only
     decisions = decide(
         candidates=candidates,

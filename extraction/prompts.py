@@ -30,7 +30,12 @@ from extraction.budget import fit_to_budget
 from extraction.candidates import Candidate
 from integrations.llm import LLMBadResponse, LLMError, chat, quote_json, strip_reasoning
 from memories.models import Memory
-from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, states_a_fact
+from memories.text import (
+    CAPTION_MAX_LENGTH,
+    FULL_TEXT_MAX_LENGTH,
+    USE_WHEN_MAX_LENGTH,
+    states_a_fact,
+)
 
 DEFAULT_CONFIDENCE = 0.8
 MAX_CANDIDATES = 50
@@ -76,23 +81,29 @@ moved to Lisbon"; "sold my car, it's the bus now" is "User sold their car and ta
 - full_text: the same fact in the third person with the useful detail the user gave.
 - category: exactly one of preference, personal, technical, project, other.
 - confidence: from 0 to 1, how sure you are that the user stated this lasting fact.
+- use_when: two to five situations, comma-separated, in which an assistant needs this fact \
+even if the user does not mention it: a diet matters for "cooking, recipes, restaurants, \
+food gifts"; an editor for "setting up a coding project, editor config, plugins".
 
 Reply with a JSON object and nothing else: {"memories": [...]}, each item \
-{"caption": string, "full_text": string, "category": string, "confidence": number}, or \
+{"caption": string, "full_text": string, "category": string, "confidence": number, \
+"use_when": string}, or \
 {"memories": []} when the user stated no lasting fact.
 
 Three examples, with made-up people and places (never store them):
 EXAMPLE chat: {"role": "user", "content": "im vegan n my gf Zyla is a dentist lol. what \
 should i cook tonight?"}
 EXAMPLE reply: {"memories": [{"caption": "User is vegan", "full_text": "User is vegan.", \
-"category": "preference", "confidence": 0.95}, {"caption": "User's girlfriend Zyla is a \
-dentist", "full_text": "User's girlfriend, Zyla, works as a dentist.", "category": \
-"personal", "confidence": 0.9}]}
+"category": "preference", "confidence": 0.95, "use_when": "cooking, recipes, restaurants, \
+food gifts"}, {"caption": "User's girlfriend Zyla is a dentist", "full_text": "User's \
+girlfriend, Zyla, works as a dentist.", "category": "personal", "confidence": 0.9, \
+"use_when": "gift ideas, date plans, family events"}]}
 EXAMPLE chat: {"role": "user", "content": "I live in Tromso. Actually no, I live in Bodo, \
 Tromso is where I work."}
 EXAMPLE reply: {"memories": [{"caption": "User lives in Bodo", "full_text": "User lives in \
-Bodo.", "category": "personal", "confidence": 0.9}, {"caption": "User works in Tromso", \
-"full_text": "User works in Tromso.", "category": "personal", "confidence": 0.85}]}
+Bodo.", "category": "personal", "confidence": 0.9, "use_when": "weather, local events, \
+travel, time zone"}, {"caption": "User works in Tromso", "full_text": "User works in \
+Tromso.", "category": "personal", "confidence": 0.85, "use_when": "commute, work schedule"}]}
 EXAMPLE chat: {"role": "user", "content": "whats the tallest mountain in europe? so tired \
 today"}
 EXAMPLE reply: {"memories": []}\
@@ -133,8 +144,9 @@ EXTRACTION_SCHEMA: dict[str, Any] = {
                     "full_text": {"type": "string"},
                     "category": {"type": "string", "enum": list(Memory.Category.values)},
                     "confidence": {"type": "number"},
+                    "use_when": {"type": "string"},
                 },
-                "required": ["caption", "full_text", "category", "confidence"],
+                "required": ["caption", "full_text", "category", "confidence", "use_when"],
                 "additionalProperties": False,
             },
         }
@@ -401,6 +413,7 @@ def _candidate(item: Any) -> Candidate | None:
         full_text=full_text,
         category=_category(item.get("category")),
         confidence=_confidence(item.get("confidence")),
+        use_when=_clip(_text(item, "use_when", "useWhen", "relevant_for"), USE_WHEN_MAX_LENGTH),
     )
 
 

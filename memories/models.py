@@ -11,7 +11,7 @@ from django.db.models.lookups import GreaterThan
 from nanoid import generate
 from pgvector.django import VectorField
 
-from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH
+from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, USE_WHEN_MAX_LENGTH
 from tenants.models import Tenant
 
 MEMORY_ID_PREFIX = "mem_"
@@ -79,6 +79,10 @@ class Memory(models.Model):
     end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="memories")
     caption = models.CharField(max_length=CAPTION_MAX_LENGTH)
     full_text = models.CharField(max_length=FULL_TEXT_MAX_LENGTH)
+    # The situations where the memory matters ("cooking, restaurants, food gifts"), written by
+    # the LLM at extraction: embedded and indexed with the text, so that a prompt that needs
+    # the memory without naming it finds it.
+    use_when = models.CharField(max_length=USE_WHEN_MAX_LENGTH, blank=True, default="")
     category = models.CharField(max_length=20, choices=Category.choices, default=Category.OTHER)
     confidence = models.FloatField(default=1.0)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.ACTIVE)

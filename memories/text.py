@@ -11,6 +11,7 @@ import re
 
 CAPTION_MAX_LENGTH = 100
 FULL_TEXT_MAX_LENGTH = 500
+USE_WHEN_MAX_LENGTH = 200
 
 _SPACE = re.compile(r"\s+")
 _TRAILING = re.compile(r"[\s.!?;,]+$")
@@ -26,11 +27,15 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(normalise_text(text).encode("utf-8")).hexdigest()
 
 
-def embedding_text(caption: str, full_text: str) -> str:
-    """The text a memory is embedded from: its full text, led by the caption if that adds words."""
-    if normalise_text(caption) in normalise_text(full_text):
-        return full_text
-    return f"{caption}. {full_text}"
+def embedding_text(caption: str, full_text: str, use_when: str = "") -> str:
+    """The text a memory is embedded from: its full text, led by the caption if that adds words,
+    and followed by the situations where it matters, if any."""
+    text = (
+        full_text
+        if normalise_text(caption) in normalise_text(full_text)
+        else (f"{caption}. {full_text}")
+    )
+    return f"{text} Matters for: {use_when}" if use_when else text
 
 
 # A verb after the subject: what makes "User lives in Berlin" a fact and "User's dog's name" a

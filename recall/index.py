@@ -225,7 +225,9 @@ def _fetch_records(end_user_id: int) -> list[tuple]:
         # vector_send() is pgvector's binary form (two int16 then big-endian float4s): parsing
         # it is a memory copy, where the text form costs a float() per dimension.
         cursor.execute(
-            f"SELECT id, caption, full_text, vector_send(embedding), embedding_model, "
+            # The use-when hint is indexed with the text: its words find the memory too.
+            f"SELECT id, caption, concat_ws(' ', full_text, nullif(use_when, '')), "
+            f"vector_send(embedding), embedding_model, "
             f"source_session_id FROM {table} WHERE end_user_id = %s AND status = %s "
             f"ORDER BY created_at, id",
             [end_user_id, Memory.Status.ACTIVE],

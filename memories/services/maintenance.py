@@ -273,13 +273,15 @@ def memory_reembed(
         rows = list(
             memories.filter(id__gt=last_id)
             .order_by("id")
-            .values_list("id", "caption", "full_text")[:batch_size]
+            .values_list("id", "caption", "full_text", "use_when")[:batch_size]
         )
         if not rows:
             break
         last_id = rows[-1][0]
-        vectors = embed_texts([embedding_text(caption, text) for _, caption, text in rows])
-        texts = {memory_id: (caption, text) for memory_id, caption, text in rows}
+        vectors = embed_texts(
+            [embedding_text(caption, text, hint) for _, caption, text, hint in rows]
+        )
+        texts = {memory_id: (caption, text) for memory_id, caption, text, _ in rows}
         with transaction.atomic():
             locked = Memory.objects.select_for_update().filter(id__in=texts)
             current = {

@@ -73,12 +73,14 @@ def memory_create(
     source_session: AgentSession | None = None,
     actor_type: str = MemoryVersion.Actor.SYSTEM,
     actor: str = "",
+    use_when: str = "",
 ) -> Memory:
     """Store a new memory and its first version."""
     memory = Memory.objects.create(
         end_user=end_user,
         caption=caption,
         full_text=full_text,
+        use_when=use_when[: Memory._meta.get_field("use_when").max_length],
         category=category,
         confidence=min(max(confidence, 0.0), 1.0),
         content_hash=content_hash,
