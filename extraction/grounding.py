@@ -91,22 +91,31 @@ def _has_phrase(text: str, name: str) -> bool:
 _CLAUSE = re.compile(r"[^.!?;,\n]+[.!?;,\n]*")
 
 
-def _stating(clause: str) -> bool:
-    """Whether a clause states something: not a question, not a hypothetical."""
+def _opens_with(clause: str, name: str) -> str:
+    """The phrase of lexicon `name` that `clause` begins with, or ""."""
+    opening = " ".join(_words(clause)[:4])
+    for phrase in sorted(lexicon(name), key=len, reverse=True):
+        if opening == phrase or opening.startswith(f"{phrase} "):
+            return phrase
+    return ""
+
+
+def _statement(clause: str) -> str:
+    """What a clause states ("" for a question, a request or a hypothetical), without the
+    words that ask to keep it ("please remember that ...")."""
     if clause.rstrip().endswith("?"):
-        return False
-    opening = " ".join(_words(clause)[:3])
-    return not any(
-        opening == phrase or opening.startswith(f"{phrase} ")
-        for phrase in lexicon("hypothetical_openers")
-    )
+        return ""
+    kept = _opens_with(clause, "remember_openers")
+    if kept:
+        words = _words(clause)
+        return " ".join(words[len(kept.split()) :])
+    return "" if _opens_with(clause, "not_statements") else clause
 
 
-def user_evidence(messages: Iterable[dict]) -> frozenset[str]:
-    """The word stems of what the user stated: their own messages, without the messages that
-    instruct the extractor or the assistant (data, never evidence), and without the clauses
-    that ask or suppose rather than state."""
-    stems: set[str] = set()
+def _statements(messages: Iterable[dict]) -> list[str]:
+    """The clauses that state something in the user's own messages, leaving out messages that
+    instruct the extractor or the assistant (data, never evidence)."""
+    found = []
     for message in messages:
         if str(message.get("role", "user")) != "user":
             continue
@@ -114,18 +123,87 @@ def user_evidence(messages: Iterable[dict]) -> frozenset[str]:
         if _has_phrase(content, "injection") or "system:" in content.lower():
             continue
         for clause in _CLAUSE.findall(content):
-            if _stating(clause):
-                stems.update(_stem(word) for word in _words(clause))
-    return frozenset(stems)
+            statement = _statement(clause)
+            if statement:
+                found.append(statement)
+    return found
+
+
+def _negative(text: str) -> bool:
+    return _has_phrase(text, "negations") or "n't" in text.lower().replace("\u2019", "'")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the user stated: the stems of their statements, and the negative statements."""
+
+    stems: frozenset[str]
+    negative: tuple[frozenset[str], ...] = ()
+    # People the user named with their relation ("my colleague Tom"): name -> relation.
+    relations: tuple[tuple[str, str], ...] = ()
+
+    def __contains__(self, stem: str) -> bool:
+        return stem in self.stems
+
+
+def user_evidence(messages: Iterable[dict]) -> Evidence:
+    """The evidence of the user's own messages: their statements, not their questions,
+    requests or hypotheticals, nor messages that instruct the extractor."""
+    statements = _statements(messages)
+    stems = frozenset(_stem(word) for clause in statements for word in _words(clause))
+    negative = tuple(
+        frozenset(_stem(word) for word in _words(clause))
+        for clause in statements
+        if _negative(clause)
+    )
+    relations = []
+    for clause in statements:
+        for match in _NAMED.finditer(clause):
+            relation = match.group(1).lower()
+            if relation in lexicon("people"):
+                relations.append((match.group(2), relation))
+    return Evidence(stems, negative, tuple(relations))
+
+
+# "my colleague Tom", "my best friend, Sam", "our dog called Rex".
+_NAMED = re.compile(
+    r"\b(?:[Mm]y|[Oo]ur)\s+([a-z]+(?:[ -][a-z]+)?),?\s+(?:(?:who is |named |called )\s*)?"
+    r"([A-Z][a-z\u00c0-\u017f]+)\b"
+)
+
+
+def _theirs(caption: str, evidence: Evidence) -> str:
+    """A caption about someone the user named with their relation, as theirs ("Tom loves
+    sushi" after "my colleague Tom": "User's colleague Tom loves sushi"); "" if none."""
+    first = caption.split(" ", 1)[0].strip(",.")
+    for name, relation in evidence.relations:
+        if first == name:
+            return f"User's {relation} {caption}"
+    return ""
+
+
+def _negation_lost(caption: str, evidence: Evidence) -> bool:
+    """A positive caption whose predicate the user said in the negative ("I don't like spicy
+    food" read as "User likes spicy food")."""
+    if _negative(caption):
+        return False
+    words = [w for w in _words(caption) if w not in {"user", "user's", "is", "are", "has", "have"}]
+    if not words:
+        return False
+    head = _stem(words[0])
+    content = {_stem(w) for w in words if w not in lexicon("generic_words")}
+    return any(head in clause and len(content & clause) >= 1 for clause in evidence.negative)
 
 
 def _about_user(caption: str) -> bool:
     return bool(re.match(r"^(?:the\s+)?user(?:'s|\u2019s)?\b", caption, re.I))
 
 
-def _repaired_caption(candidate: Candidate) -> tuple[str, str]:
+def _repaired_caption(candidate: Candidate, evidence: Evidence) -> tuple[str, str]:
     """The caption to check, and why it was refused if it cannot be repaired."""
     caption = candidate.caption.strip()
+    if not _about_user(caption):
+        caption = _theirs(caption, evidence) or caption
     if _first_person(caption):
         caption = third_person(caption)
     if not _about_user(caption) or not states_a_fact(caption) or _topic_only(caption):
@@ -148,11 +226,13 @@ def _repaired_caption(candidate: Candidate) -> tuple[str, str]:
 
 
 def _topic_only(caption: str) -> bool:
-    """ "User's vegan lifestyle": a possessive noun phrase with no verb of its own."""
-    body = re.sub(r"^user(?:'s|\u2019s)\s+", "", caption.strip(), flags=re.I)
-    return caption.lower().startswith(("user's", "user\u2019s")) and not re.search(
-        r"\b(?:is|are|was|were|has|have|had|does|do|did|can|will|called|named)\b", body, re.I
-    )
+    """A possessive noun phrase that ends in the kind of fact (a lexicon of topic nouns) with no
+    verb of its own: "User's vegan lifestyle", "User's partner's occupation"."""
+    words = _words(caption)
+    if not words or words[0] not in {"user's", "user\u2019s"}:
+        return False
+    auxiliary = {"is", "are", "was", "were", "has", "have", "had", "does", "did", "can", "will"}
+    return words[-1] in lexicon("topic_nouns") and not auxiliary & set(words)
 
 
 def tidy_caption(caption: str) -> str:
@@ -170,9 +250,9 @@ def tidy_caption(caption: str) -> str:
     return caption[:cut].rstrip(" ,;:-.!")
 
 
-def ground(candidate: Candidate, evidence: frozenset[str]) -> Grounded:
+def ground(candidate: Candidate, evidence: Evidence) -> Grounded:
     """Keep, repair or refuse one candidate against the stems of the user's own words."""
-    caption, reason = _repaired_caption(candidate)
+    caption, reason = _repaired_caption(candidate, evidence)
     if reason:
         return Grounded(None, reason)
     caption = tidy_caption(caption)
@@ -186,6 +266,8 @@ def ground(candidate: Candidate, evidence: frozenset[str]) -> Grounded:
         return Grounded(None, "ungrounded")
     if len(said) * 2 < len(content):
         return Grounded(None, "ungrounded")
+    if _negation_lost(caption, evidence):
+        return Grounded(None, "negation_lost")
     full_text = candidate.full_text
     if _first_person(full_text):
         full_text = third_person(full_text)

@@ -29,6 +29,12 @@ def _ground(user_says: str, caption: str, full_text: str = "", assistant_says: s
         ("my brother just moved to Munich tho", "User's brother moved to Munich", "",
          "User's brother moved to Munich"),
         ("I'm vegan, any dinner ideas?", "User is vegan", "", "User is vegan"),
+        ("My colleague Tom loves sushi, what should I get him?", "Tom loves sushi", "",
+         "User's colleague Tom loves sushi"),
+        ("Please remember that my flat number is 4B.", "User's flat number is 4B", "",
+         "User's flat number is 4B"),
+        ("I don't drink, so no wine please", "User does not drink alcohol", "",
+         "User does not drink alcohol"),
     ],
 )  # fmt: skip
 def test_a_caption_in_the_first_person_or_without_its_value_is_repaired(
@@ -59,6 +65,10 @@ def test_a_caption_in_the_first_person_or_without_its_value_is_repaired(
         ("if I moved to canada would I need a visa?", "User is planning to move to Canada", "",
          "ungrounded"),
         ("should i learn rust or go?", "User wants to learn Rust", "", "ungrounded"),
+        ("Tell me about Python decorators.", "User is interested in Python decorators", "",
+         "ungrounded"),
+        ("Give me some lunch ideas. I don't like spicy food at all.", "User likes spicy food",
+         "", "negation_lost"),
     ],
 )  # fmt: skip
 def test_what_the_user_did_not_state_about_themselves_is_refused(
