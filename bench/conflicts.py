@@ -9,6 +9,10 @@ an LLM extractor would store. Three paths are measured:
   the labels, so the figure measures what reaches the LLM and what the service does with it;
 - `llm-fallback`: the same extraction, but the decision call gives no usable answer, so the
   rule judge decides on LLM-worded facts.
+
+With a real server (`bench.llm.LLMServer`) the `llm` path sends the user's words to it for the
+extraction and the decision call; `llm-fallback` keeps the stub (its point is a decision call
+that fails, which a real model cannot be asked for).
 """
 
 from __future__ import annotations
@@ -24,7 +28,10 @@ from pathlib import Path
 
 from django.test.utils import override_settings
 
-from extraction.jobs import extraction_perform
+from bench.llm import ItemCost, LLMServer, cost_summary
+from core.exceptions import UpstreamUnavailable
+from extraction.jobs import ExtractionFailed, extraction_perform
+from extraction.models import ExtractionJob
 from extraction.rules import extract_candidates
 from memories.models import EndUser, Memory, ReviewItem
 from tenants.models import Tenant
@@ -74,6 +81,10 @@ class Outcome:
     signal: str = ""
     reason: str = ""
     seconds: list[float] = field(default_factory=list)
+    # Both extractions together: LLM requests and tokens as the jobs counted them, seconds.
+    cost: ItemCost = field(default_factory=ItemCost)
+    # Extractions that failed (the LLM unavailable or its reply unusable after the retries).
+    failed: int = 0
 
     @property
     def correct(self) -> bool:
@@ -103,6 +114,19 @@ def cases_load(paths: Path | tuple[Path, ...]) -> list[Case]:
                 )
             )
     return cases
+
+
+def cases_limit(cases: list[Case], limit: int | None) -> list[Case]:
+    """At most `limit` cases, taken in turn from each kind (in file order within a kind), so a
+    small sample still has contradictions, compatible pairs and restatements."""
+    if limit is None:
+        return cases
+    by_kind = [[case for case in cases if case.kind == kind] for kind in KINDS]
+    by_kind.append([case for case in cases if case.kind not in KINDS])
+    taken: list[Case] = []
+    for position in range(max(map(len, by_kind))):
+        taken.extend(group[position] for group in by_kind if position < len(group))
+    return taken[:limit]
 
 
 _FACTS = re.compile(r"<facts>\s*(.*?)\s*</facts>", re.S)
@@ -167,10 +191,27 @@ class LabelledLLM:
         return content(json.dumps({"decisions": decisions}))
 
 
+def path_llm(path: str, server: LLMServer | None = None) -> str:
+    """Which LLM a path talks to, as the output names it."""
+    if path == "offline":
+        return "none"
+    if path == "llm" and server is not None:
+        return server.describe()
+    if path == "llm":
+        return "stub (answers from the labels)"
+    return "stub (labelled extraction, unusable decision call)"
+
+
 @contextmanager
-def _path_settings(path: str, cases: list[Case]) -> Iterator[LabelledLLM | None]:
+def _path_settings(
+    path: str, cases: list[Case], server: LLMServer | None = None
+) -> Iterator[LabelledLLM | None]:
     if path == "offline":
         with override_settings(MEMORY_EXTRACTOR="rules", MEMORY_ASYNC_EXTRACTION=False):
+            yield None
+        return
+    if path == "llm" and server is not None:
+        with server.configured(MEMORY_EXTRACTOR="llm", MEMORY_ASYNC_EXTRACTION=False):
             yield None
         return
     llm = LabelledLLM(cases, decide=path == "llm")
@@ -188,28 +229,55 @@ def _path_settings(path: str, cases: list[Case]) -> Iterator[LabelledLLM | None]
         stub.stop()
 
 
-def _say(tenant: Tenant, user_id: uuid.UUID, text: str, outcome: Outcome):
+def _say(tenant: Tenant, user_id: uuid.UUID, text: str, outcome: Outcome) -> list:
+    """One extraction; the memories it saved (none when it failed), its cost counted."""
     started = time.perf_counter()
-    result = extraction_perform(
-        tenant=tenant, external_id=user_id, messages=[{"role": "user", "content": text}]
+    try:
+        result = extraction_perform(
+            tenant=tenant, external_id=user_id, messages=[{"role": "user", "content": text}]
+        )
+    except UpstreamUnavailable as exc:
+        # The failed job kept what the attempts cost (`extraction.jobs`).
+        job = exc.__cause__.job if isinstance(exc.__cause__, ExtractionFailed) else None
+        memories: list = []
+        outcome.failed += 1
+    else:
+        job = result.job if result.state == "extracted" else None
+        memories = result.memories
+    elapsed = time.perf_counter() - started
+    outcome.seconds.append(elapsed)
+    outcome.cost.seconds += elapsed
+    if job is not None:
+        _job_cost_add(job, outcome.cost)
+    return memories
+
+
+def _job_cost_add(job: ExtractionJob, cost: ItemCost) -> None:
+    cost.add(
+        llm_calls=job.llm_calls,
+        prompt_tokens=job.prompt_tokens,
+        completion_tokens=job.completion_tokens,
     )
-    outcome.seconds.append(time.perf_counter() - started)
-    return result
 
 
-def case_run(case: Case, *, tenant: Tenant, path: str) -> Outcome:
+def case_run(case: Case, *, tenant: Tenant, path: str, real_llm: bool = False) -> Outcome:
     """Say both statements as one new user, then read what the store did."""
     outcome = Outcome(case)
     user_id = uuid.uuid4()
     first = _say(tenant, user_id, case.first.user, outcome)
-    first_ids = {memory.id for memory in first.memories}
+    first_ids = {memory.id for memory in first}
     second = _say(tenant, user_id, case.second.user, outcome)
     if path == "offline":
         outcome.extracted = bool(first_ids) and bool(
             extract_candidates([{"role": "user", "content": case.second.user}])
         )
+    elif real_llm:
+        # A real model may find nothing in either statement (the stub always answers the
+        # label); a second statement that saved nothing is not a merge. A merge saves the
+        # memory it merged into, so a restatement still shows.
+        outcome.extracted = bool(first_ids) and bool(second)
     end_user = EndUser.objects.get(tenant=tenant, external_id=user_id)
-    second_ids = {memory.id for memory in second.memories}
+    second_ids = {memory.id for memory in second}
     items = ReviewItem.objects.filter(
         end_user=end_user, new_memory_id__in=second_ids, existing_memories__in=first_ids
     ).distinct()
@@ -230,6 +298,7 @@ class Report:
     path: str
     split: str
     outcomes: list[Outcome]
+    llm: str = ""
 
     def _of(self, kind: str) -> list[Outcome]:
         return [o for o in self.outcomes if o.case.kind == kind]
@@ -256,28 +325,55 @@ class Report:
             "extraction_p95_ms": round(1000 * seconds[int(len(seconds) * 0.95)], 1)
             if seconds
             else 0,
+            "llm": self.llm or path_llm(self.path),
+            "failed_extractions": sum(o.failed for o in self.outcomes),
+            "usage": cost_summary(o.cost for o in self.outcomes),
         }
-        if self.path != "offline":
+        # Only the stub sees the decision call's contents: with a real server it is unknown.
+        if self.path != "offline" and all(o.reached_llm is not None for o in self.outcomes):
             every = [bool(o.reached_llm) for o in self.outcomes]
             figures["pairs_reaching_llm"] = _rate(sum(every), len(every))
             figures["contradictions_reaching_llm"] = _rate(sum(reached), len(contradictions))
         return figures
+
+    def items(self) -> list[dict]:
+        """Per case: what it is, what the store did, and what it cost."""
+        return [
+            {
+                "id": o.case.id,
+                "kind": o.case.kind,
+                "correct": o.correct,
+                "held": o.held,
+                "merged": o.merged,
+                "extracted": o.extracted,
+                "failed_extractions": o.failed,
+                **o.cost.as_dict(),
+            }
+            for o in self.outcomes
+        ]
 
 
 def _rate(count: int, total: int) -> dict:
     return {"count": count, "total": total, "rate": round(count / total, 3) if total else 0.0}
 
 
-def bench_run(*, cases: list[Case], split: str, path: str) -> Report:
-    """Run every case through one path, as fresh users of a bench tenant removed afterwards."""
+def bench_run(
+    *, cases: list[Case], split: str, path: str, server: LLMServer | None = None
+) -> Report:
+    """Run every case through one path, as fresh users of a bench tenant removed afterwards.
+
+    With `server`, the `llm` path runs against it instead of the labelled stub."""
     Tenant.objects.filter(name=BENCH_TENANT).delete()
     tenant = Tenant.objects.create(name=BENCH_TENANT, is_active=False)
+    real_llm = path == "llm" and server is not None
     try:
-        with _path_settings(path, cases) as llm:
-            outcomes = [case_run(case, tenant=tenant, path=path) for case in cases]
+        with _path_settings(path, cases, server) as llm:
+            outcomes = [
+                case_run(case, tenant=tenant, path=path, real_llm=real_llm) for case in cases
+            ]
             if llm is not None:
                 for outcome in outcomes:
                     outcome.reached_llm = llm.reached.get(outcome.case.id, False)
     finally:
         tenant.delete()
-    return Report(path=path, split=split, outcomes=outcomes)
+    return Report(path=path, split=split, outcomes=outcomes, llm=path_llm(path, server))

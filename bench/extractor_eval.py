@@ -1,20 +1,62 @@
-"""Precision, recall and F1 of an extractor against hand-labelled conversations."""
+"""Precision, recall and F1 of an extractor against hand-labelled conversations.
+
+An extractor is a function messages -> candidates (the offline rules, or any dotted path), or
+one that returns an `Extraction` with what it cost: `llm_extractor` is the service's LLM path
+(`extraction.pipeline.candidates_extract` with MEMORY_EXTRACTOR=llm: the model, then the
+grounding check), against whatever server the settings name.
+"""
 
 from __future__ import annotations
 
 import json
 import re
+import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from django.test.utils import override_settings
+
+from bench.llm import ItemCost, cost_summary
 from extraction.candidates import Candidate
+from integrations.llm import LLMError, LLMUsage
 
 DEFAULT_LABELLED_SET = Path(__file__).resolve().parent / "data" / "extraction_labelled.jsonl"
 MATCH_THRESHOLD = 0.6
+SPLITS = ("dev", "heldout", "all")
 
-Extractor = Callable[[list[dict[str, str]]], Sequence[Candidate]]
+
+@dataclass
+class Extraction:
+    """What an extractor returned for one conversation, with its LLM cost and any failure."""
+
+    candidates: Sequence[Candidate]
+    usage: LLMUsage = field(default_factory=LLMUsage)
+    error: str = ""
+
+
+Extractor = Callable[[list[dict[str, str]]], Sequence[Candidate] | Extraction]
+
+
+def llm_extractor(messages: list[dict[str, str]]) -> Extraction:
+    """The pipeline's LLM step 3, exactly: `extract_with_llm`, then `candidates_ground`.
+
+    A failed exchange (timeouts, unusable replies after the retries) stores nothing, as the
+    service stores nothing for it; its requests and tokens still count."""
+    # Imported here: the pipeline pulls in the models, and the module is also read without them.
+    from extraction.pipeline import Usage, candidates_extract
+
+    usage = Usage()
+    with override_settings(MEMORY_EXTRACTOR="llm"):
+        try:
+            candidates, _ = candidates_extract(messages, usage)
+        except LLMError as exc:
+            usage.add_error(exc)
+            return Extraction([], usage, f"{type(exc).__name__}: {exc}")
+    return Extraction(candidates, usage)
+
 
 # Words that carry no fact: every caption starts with "User", and articles or auxiliaries differ
 # between equally good phrasings. Negations are kept, so "likes" never matches "doesn't like".
@@ -98,6 +140,27 @@ class ConversationResult:
     spurious: list[str]
     missed: list[str]
     category_agreements: int
+    split: str = ""
+    kind: str = ""
+    cost: ItemCost = field(default_factory=ItemCost)
+    error: str = ""
+
+    def as_item(self) -> dict[str, Any]:
+        """The per-conversation figures of the JSON output."""
+        item: dict[str, Any] = {"id": self.id}
+        if self.split:
+            item["split"] = self.split
+        if self.kind:
+            item["kind"] = self.kind
+        item.update(
+            expected=len(self.matched) + len(self.missed),
+            predicted=len(self.matched) + len(self.spurious),
+            true_positives=len(self.matched),
+            **self.cost.as_dict(),
+        )
+        if self.error:
+            item["error"] = self.error
+        return item
 
 
 @dataclass(frozen=True)
@@ -115,11 +178,21 @@ class EvaluationReport:
     f1: float
     category_accuracy: float
     results: list[ConversationResult] = field(default_factory=list)
+    # Conversations labelled with no fact (questions, hypotheticals, injections...) and how
+    # many of them the extractor stored something from, by kind when rows have one.
+    no_fact: dict[str, Any] = field(default_factory=dict)
+    # LLM calls, tokens and seconds: totals and means per conversation.
+    usage: dict[str, Any] = field(default_factory=dict)
+    # Conversations whose extraction failed (the LLM was unavailable or unusable).
+    failed: int = 0
 
-    def as_dict(self, *, details: bool = False) -> dict[str, Any]:
-        """The report as JSON-ready data, optionally with every conversation's errors."""
+    def as_dict(self, *, details: bool = False, items: bool = False) -> dict[str, Any]:
+        """The report as JSON-ready data, optionally with every conversation's figures
+        (`items`) and errors (`details`)."""
         data = asdict(self)
         data.pop("results")
+        if items:
+            data["items"] = [result.as_item() for result in self.results]
         if details:
             data["errors"] = [
                 {"id": result.id, "spurious": result.spurious, "missed": result.missed}
@@ -155,6 +228,24 @@ def match_captions(
     return sorted(pairs)
 
 
+def rows_select(
+    rows: Iterable[dict[str, Any]],
+    *,
+    split: str = "all",
+    kinds: Iterable[str] = (),
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
+    """The rows of one split ("dev", "heldout"; "all" takes rows without one too) and of the
+    given kinds (none: every kind), the first `limit` of them."""
+    kinds = frozenset(kinds)
+    selected = [
+        row
+        for row in rows
+        if (split == "all" or row.get("split") == split) and (not kinds or row.get("kind") in kinds)
+    ]
+    return selected if limit is None else selected[:limit]
+
+
 def load_labelled(path: Path | str = DEFAULT_LABELLED_SET) -> list[dict[str, Any]]:
     """The labelled conversations of a JSON-lines file, one object per non-blank line."""
     rows = []
@@ -178,7 +269,14 @@ def evaluate_rows(extract: Extractor, rows: Iterable[dict[str, Any]]) -> Evaluat
     """Score an extractor against already loaded labelled conversations."""
     results: list[ConversationResult] = []
     for row in rows:
-        candidates = list(extract(row["conversation"]))
+        started = time.perf_counter()
+        extraction = extract(row["conversation"])
+        seconds = time.perf_counter() - started
+        if not isinstance(extraction, Extraction):
+            extraction = Extraction(extraction)
+        cost = ItemCost(seconds=seconds)
+        cost.add_usage(extraction.usage)
+        candidates = list(extraction.candidates)
         guesses = [candidate.caption for candidate in candidates]
         labels = [label["caption"] for label in row["expected"]]
         pairs = match_captions(guesses, labels)
@@ -196,6 +294,10 @@ def evaluate_rows(extract: Extractor, rows: Iterable[dict[str, Any]]) -> Evaluat
                 spurious=[g for index, g in enumerate(guesses) if index not in matched_guesses],
                 missed=[m for index, m in enumerate(labels) if index not in matched_labels],
                 category_agreements=agreements,
+                split=str(row.get("split") or ""),
+                kind=str(row.get("kind") or ""),
+                cost=cost,
+                error=extraction.error,
             )
         )
     true_positives = sum(len(result.matched) for result in results)
@@ -218,7 +320,29 @@ def evaluate_rows(extract: Extractor, rows: Iterable[dict[str, Any]]) -> Evaluat
             _divide(sum(result.category_agreements for result in results), true_positives), 4
         ),
         results=results,
+        no_fact=_no_fact(results),
+        usage=cost_summary(result.cost for result in results),
+        failed=sum(1 for result in results if result.error),
     )
+
+
+def _no_fact(results: list[ConversationResult]) -> dict[str, Any]:
+    """Of the conversations labelled with no fact, how many the extractor stored from."""
+    empty = [r for r in results if not r.matched and not r.missed]
+    stored = [r for r in empty if r.spurious]
+    figures: dict[str, Any] = {
+        "conversations": len(empty),
+        "stored": len(stored),
+        "memories": sum(len(r.spurious) for r in stored),
+    }
+    kinds = Counter(r.kind for r in empty if r.kind)
+    if kinds:
+        stored_kinds = Counter(r.kind for r in stored if r.kind)
+        figures["by_kind"] = {
+            kind: {"conversations": kinds[kind], "stored": stored_kinds[kind]}
+            for kind in sorted(kinds)
+        }
+    return figures
 
 
 def evaluate_extractor(

@@ -28,7 +28,11 @@ from extraction.candidates import Candidate
 from extraction.lexicon import lexicon
 from memories.text import CAPTION_MAX_LENGTH, states_a_fact
 
-_WORD = re.compile(r"[a-z0-9][a-z0-9'\u2019-]*")
+# Letters of any script ("Inês", "Zürich", "東京"), digits, inner apostrophes and hyphens.
+_WORD = re.compile(r"[^\W_][\w'\u2019-]*")
+# A capitalised word after the first: a name the user must have written ("Tom", "McDonald's",
+# "PhD", "YouTube").
+_NAME = re.compile(r"(?<!^)\b[A-Z][\w'\u2019-]*")
 # Where a first-person clause starts ("I'm vegan" -> "User is vegan").
 _OPENINGS = (
     (re.compile(r"^(?:i am|i'm|im)\b", re.I), "User is"),
@@ -64,7 +68,10 @@ def _stem(word: str) -> str:
     word = word.strip("'-")
     if word.endswith("'s"):
         word = word[:-2]
-    return word[:4] if len(word) > 4 else word
+    if len(word) > 4:
+        return word[:4]
+    # A short plural or third-person verb ("runs", "dogs") is its base; "glass" is not.
+    return word[:-1] if len(word) == 4 and word.endswith("s") and word[-2] != "s" else word
 
 
 def third_person(text: str) -> str:
@@ -261,8 +268,8 @@ def ground(candidate: Candidate, evidence: Evidence) -> Grounded:
     content = [w for w in _words(caption) if w not in lexicon("generic_words") and len(w) > 1]
     said = [w for w in content if _stem(w) in evidence]
     # Every name must be the user's (the prompt's "Rex" is not); the rest mostly.
-    names = {w.lower() for w in re.findall(r"(?<!^)\b[A-Z][a-z]+", caption)} - {"user"}
-    if not content or not said or any(_stem(name) not in evidence for name in names):
+    names = {_stem(w) for name in _NAME.findall(caption) for w in _words(name)} - {"user"}
+    if not content or not said or any(name not in evidence for name in names):
         return Grounded(None, "ungrounded")
     if len(said) * 2 < len(content):
         return Grounded(None, "ungrounded")

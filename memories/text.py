@@ -41,7 +41,9 @@ def embedding_text(caption: str, full_text: str, use_when: str = "") -> str:
 # A verb after the subject: what makes "User lives in Berlin" a fact and "User's dog's name" a
 # topic. Irregular past tenses are listed; regular ones end in -ed, present ones in -s.
 _PREDICATE = re.compile(
-    r"\b(?:is|are|was|were|am|be|been|has|have|had|does|did|do|can|could|will|would|should|"
+    r"\b(?:(?:is|are|was|were|do|does|did|has|have|had|ca|wo|could|would|should)n't|cannot|"
+    r"never|no longer|is|are|was|were|am|be|been|has|have|had|does|did|do|can|could|will|"
+    r"would|should|"
     r"must|may|might|quit|got|gave|took|went|came|began|became|broke|split|left|ran|made|met|"
     r"sold|bought|grew|fell|won|lost|found|kept|wrote|drove|chose|swore|saw|said|told|felt|"
     r"spent|set|put|let|cut|hit|taught|thought|brought|caught|fought|sought|upgraded|"
@@ -52,6 +54,7 @@ _PREDICATE = re.compile(
 def states_a_fact(text: str) -> bool:
     """Whether a caption says something: a verb after its subject ("User lives in ..."),
     not a bare topic ("User's dog's name", "User Berlin")."""
-    body = re.sub(r"^(?:the\s+)?user(?:'s)?\s+", "", text.strip(), flags=re.IGNORECASE).lower()
+    body = re.sub(r"^(?:the\s+)?user(?:'s)?\s+", "", text.strip(), flags=re.IGNORECASE)
+    body = body.lower().replace("\u2019", "'")
     body = re.sub(r"\b\w+'s\b", " ", body)  # possessives are nouns, not verbs
     return bool(body) and bool(_PREDICATE.search(body))

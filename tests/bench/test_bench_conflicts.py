@@ -8,9 +8,10 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from bench.conflicts import SPLITS, cases_load
+from bench.conflicts import SPLITS, LabelledLLM, cases_limit, cases_load
 from bench.management.commands.bench_conflicts import Command as BenchConflicts
 from tenants.models import Tenant
+from testing.llm_stub import content, error
 
 pytestmark = pytest.mark.django_db
 
@@ -105,3 +106,95 @@ def test_the_bundled_sets_are_split_and_large_enough():
         kinds = {case.kind for case in cases}
         assert kinds == {"contradiction", "compatible", "restatement"}
         assert any(case.explicit_update for case in cases)
+
+
+@pytest.fixture
+def no_llm_server(settings):
+    """No OPENAI_BASE_URL from the environment: the LLM paths keep their stub."""
+    settings.OPENAI_BASE_URL = ""
+
+
+def test_the_llm_path_runs_against_the_given_server_and_counts_its_usage(
+    labelled, llm_stub, no_llm_server, settings
+):
+    settings.MEMORY_EMBEDDER = "hashing"
+    answer = LabelledLLM(cases_load(labelled), decide=True)
+
+    def labelled_text(request) -> str:
+        return answer(request).body["choices"][0]["message"]["content"]
+
+    def reply(request):
+        # The labelled answer, reporting a distinct token count per request.
+        text = labelled_text(request)
+        return content(text, prompt_tokens=len(request.raw), completion_tokens=len(text))
+
+    llm_stub.always(reply)
+    out = StringIO()
+
+    call_command(
+        BenchConflicts(), "--data", str(labelled), "--path", "llm", "--json",
+        "--llm-base-url", llm_stub.base_url, "--llm-model", "bench-model",
+        stdout=out,
+    )  # fmt: skip
+
+    report = json.loads(out.getvalue())
+    assert report["llm"] == f"{llm_stub.base_url} (model bench-model)"
+    assert report["contradictions_held"]["count"] == 1
+    assert report["restatements_merged"]["count"] == 1
+    # What reached the decision call is only known to the stub's labelled answers.
+    assert "contradictions_reaching_llm" not in report
+    assert all(call.body["model"] == "bench-model" for call in llm_stub.calls)
+    for item, case in zip(report["items"], CASES, strict=True):
+        said = (case["first"]["user"], case["second"]["user"], case["second"]["full_text"])
+        calls = [c for c in llm_stub.calls if any(text in c.prompt_text for text in said)]
+        assert item["id"] == case["id"]
+        assert item["llm_calls"] == len(calls) >= 2  # two extractions, maybe a decision call
+        assert item["prompt_tokens"] == sum(len(c.raw) for c in calls)
+        assert item["completion_tokens"] == sum(len(labelled_text(c)) for c in calls)
+        assert item["seconds"] > 0
+    assert report["usage"]["llm_calls"] == len(llm_stub.calls)
+    assert report["usage"]["items"] == 3
+
+
+def test_the_stub_paths_report_their_usage(labelled, no_llm_server, settings):
+    settings.MEMORY_EMBEDDER = "hashing"
+    out = StringIO()
+
+    call_command(BenchConflicts(), "--data", str(labelled), "--path", "llm", stdout=out)
+
+    text = out.getvalue()
+    assert "LLM: stub (answers from the labels)" in text
+    # Each case: two extractions and one decision call, at the stub's 12 + 7 tokens each.
+    assert "LLM calls 9, tokens 108 prompt + 63 completion" in text
+
+
+def test_a_server_that_fails_leaves_the_case_unextracted_and_counted(
+    labelled, llm_stub, no_llm_server, settings
+):
+    settings.MEMORY_EMBEDDER = "hashing"
+    settings.MEMORY_LLM_MAX_RETRIES = 0
+    llm_stub.always(error(503))
+    out = StringIO()
+
+    call_command(
+        BenchConflicts(), "--data", str(labelled), "--path", "llm", "--json",
+        "--llm-base-url", llm_stub.base_url, "--limit", "2",
+        stdout=out,
+    )  # fmt: skip
+
+    report = json.loads(out.getvalue())
+    assert report["cases"] == 2 and report["failed_extractions"] == 4
+    assert report["not_extracted"] == 2
+    assert report["restatements_merged"]["count"] == 0
+    assert [item["llm_calls"] for item in report["items"]] == [2, 2]
+    assert not Tenant.objects.filter(name="bench-conflicts").exists()
+
+
+def test_limit_takes_the_kinds_in_turn():
+    cases = cases_load(SPLITS["heldout"])
+
+    picked = cases_limit(cases, 4)
+
+    assert [case.kind for case in picked[:3]] == ["contradiction", "compatible", "restatement"]
+    assert len(picked) == 4
+    assert cases_limit(cases, None) == cases

@@ -59,7 +59,7 @@ def test_a_load_summary_reports_percentiles_throughput_and_errors():
     assert summary["p50_ms"] == pytest.approx(50.5) and summary["p99_ms"] == pytest.approx(99.01)
 
 
-def test_the_rules_stub_llm_answers_extraction_and_contradiction_prompts():
+def test_the_rules_stub_llm_answers_extraction_and_leaves_decisions_to_the_offline_judge():
     def ask(stub: LLMStub, content: str) -> str:
         body = json.dumps({"model": "m", "messages": [{"role": "user", "content": content}]})
         request = urllib.request.Request(
@@ -72,12 +72,10 @@ def test_the_rules_stub_llm_answers_extraction_and_contradiction_prompts():
     try:
         conversation = json.dumps({"role": "user", "content": "I work as a nurse in Leeds."})
         facts = json.loads(ask(stub, f"<conversation>\n{conversation}\n</conversation>"))
-        verdict = json.loads(
-            ask(stub, '<statements>\n{"new": "a", "existing": "b"}\n</statements>')
-        )
+        verdict = json.loads(ask(stub, '<facts>\n{"f1": "a", "m1": "b"}\n</facts>'))
     finally:
         stub.stop()
 
     assert facts[0]["caption"] == "User works as a nurse in Leeds"
-    assert verdict["contradiction"] is False
+    assert verdict == {"decisions": []}
     assert len(stub.calls) == 2

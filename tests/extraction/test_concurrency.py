@@ -31,7 +31,12 @@ def test_twenty_concurrent_extractions_keep_the_cap_and_never_duplicate(llm_sett
             fact(f"User keeps a notebook numbered {n} about {places[(n + 3) % 7]}", "other"),
         )
     # 20 requests over 10 conversations: every conversation is sent twice at once.
-    texts = [f"conversation {n % 10}" for n in range(20)]
+    said = [
+        f"conversation {n}: I visited the {places[n % 7]} in spring {2000 + n % 7}, and I keep a"
+        f" notebook numbered {n} about the {places[(n + 3) % 7]}"
+        for n in range(10)
+    ]
+    texts = [said[n % 10] for n in range(20)]
     barrier = threading.Barrier(len(texts))
     outcomes: list[tuple[str, int | str]] = []
     lock = threading.Lock()

@@ -35,6 +35,18 @@ def _ground(user_says: str, caption: str, full_text: str = "", assistant_says: s
          "User's flat number is 4B"),
         ("I don't drink, so no wine please", "User does not drink alcohol", "",
          "User does not drink alcohol"),
+        ("finally finished my PhD!! so relieved", "User has a PhD", "", "User has a PhD"),
+        ("I do the late shift at McDonald's on weekends", "User works at McDonald's", "",
+         "User works at McDonald's"),
+        ("I run a small YouTube channel about knitting",
+         "User runs a YouTube channel about knitting", "",
+         "User runs a YouTube channel about knitting"),
+        ("nope, I don't drink alcohol anymore", "User doesn't drink alcohol", "",
+         "User doesn't drink alcohol"),
+        ("our daughter Inês just turned 6", "User's daughter Inês turned 6", "",
+         "User's daughter Inês turned 6"),
+        ("moved to Zürich in march for the new job", "User moved to Zürich", "",
+         "User moved to Zürich"),
     ],
 )  # fmt: skip
 def test_a_caption_in_the_first_person_or_without_its_value_is_repaired(
@@ -69,6 +81,8 @@ def test_a_caption_in_the_first_person_or_without_its_value_is_repaired(
          "ungrounded"),
         ("Give me some lunch ideas. I don't like spicy food at all.", "User likes spicy food",
          "", "negation_lost"),
+        ("our daughter Inês just turned 6", "User's daughter Ines turned 6 in Zürich", "",
+         "ungrounded"),
     ],
 )  # fmt: skip
 def test_what_the_user_did_not_state_about_themselves_is_refused(

@@ -38,8 +38,8 @@ def test_extract_same_conversation_twice_calls_llm_once(tenant, llm):
     user_id = uuid.uuid4()
     llm.learn("tea", fact("User drinks green tea every morning", "preference"))
 
-    first = _extract(tenant, user_id, "I drink tea every morning")
-    second = _extract(tenant, user_id, "I drink tea every morning")
+    first = _extract(tenant, user_id, "I drink green tea every morning")
+    second = _extract(tenant, user_id, "I drink green tea every morning")
 
     assert first.state == "extracted" and second.state == "replayed"
     assert [m.id for m in second.memories] == [m.id for m in first.memories]
@@ -50,8 +50,8 @@ def test_extract_same_conversation_twice_calls_llm_once(tenant, llm):
 def test_the_same_conversation_for_another_user_is_extracted_again(tenant, llm):
     llm.learn("tea", fact("User drinks green tea every morning", "preference"))
 
-    _extract(tenant, uuid.uuid4(), "I drink tea every morning")
-    _extract(tenant, uuid.uuid4(), "I drink tea every morning")
+    _extract(tenant, uuid.uuid4(), "I drink green tea every morning")
+    _extract(tenant, uuid.uuid4(), "I drink green tea every morning")
 
     assert len(llm.extraction_calls) == 2
 
@@ -85,8 +85,8 @@ def test_near_duplicate_is_merged_into_the_existing_memory_as_a_new_version(tena
     llm.learn("first", fact("User lives in Berlin"))
     llm.learn("second", fact("User lives in Berlin, Germany"))
 
-    first = _extract(tenant, user_id, "first")
-    second = _extract(tenant, user_id, "second")
+    first = _extract(tenant, user_id, "first: I live in Berlin")
+    second = _extract(tenant, user_id, "second: I live in Berlin, Germany")
 
     memory = Memory.objects.get()
     assert [m.id for m in second.memories] == [first.memories[0].id] == [memory.id]
@@ -105,8 +105,8 @@ def test_contradiction_is_held_for_review_and_never_overwrites(tenant, llm):
     llm.learn("second", fact("User does not like coffee", "preference"))
     llm.contradict("User likes coffee", "User does not like coffee")
 
-    _extract(tenant, user_id, "first")
-    outcome = _extract(tenant, user_id, "second")
+    _extract(tenant, user_id, "first: I like coffee")
+    outcome = _extract(tenant, user_id, "second: I don't like coffee any more")
 
     old = Memory.objects.get(full_text="User likes coffee")
     new = Memory.objects.get(full_text="User does not like coffee")
@@ -124,8 +124,8 @@ def test_a_compatible_similar_fact_is_stored_alongside(tenant, llm):
     llm.learn("first", fact("User prefers Python", "technical"))
     llm.learn("second", fact("User prefers Python for scripting", "technical"))
 
-    _extract(tenant, user_id, "first")
-    _extract(tenant, user_id, "second")
+    _extract(tenant, user_id, "first: I prefer Python")
+    _extract(tenant, user_id, "second: I prefer Python for scripting")
 
     assert Memory.objects.filter(status=Memory.Status.ACTIVE).count() == 2
     assert not ReviewItem.objects.exists()
@@ -141,8 +141,8 @@ def test_rules_judge_the_conflict_when_the_llm_judge_is_down(tenant, llm):
     llm.learn("second", fact("User lives in Munich"))
     llm.judge_available = False
 
-    _extract(tenant, user_id, "first")
-    _extract(tenant, user_id, "second")
+    _extract(tenant, user_id, "first: I live in Berlin")
+    _extract(tenant, user_id, "second: I live in Munich")
 
     review = ReviewItem.objects.get()
     assert review.new_memory.full_text == "User lives in Munich"
@@ -166,8 +166,9 @@ def test_cap_evicts_the_oldest_active_memories_with_an_audit_record(tenant, llm,
         ),
     )
 
-    _extract(tenant, user_id, "first")
-    outcome = _extract(tenant, user_id, "second")
+    said = [f"my hobby number {i} is {h}" for i, h in enumerate(hobbies)]
+    _extract(tenant, user_id, "first: " + ", ".join(said[:4]))
+    outcome = _extract(tenant, user_id, "second: " + ", ".join(said[4:]))
 
     assert outcome.total_user_memories == 5
     kept = set(Memory.objects.values_list("caption", flat=True))
@@ -187,9 +188,9 @@ def test_a_pending_conflict_is_never_evicted_by_the_cap(tenant, llm, settings):
     llm.contradict("User likes coffee", "User does not like coffee")
     llm.learn("third", fact("User plays the cello", "personal"), fact("User owns a red kayak"))
 
-    _extract(tenant, user_id, "first")
-    _extract(tenant, user_id, "second")
-    outcome = _extract(tenant, user_id, "third")
+    _extract(tenant, user_id, "first: I like coffee")
+    _extract(tenant, user_id, "second: I don't like coffee any more")
+    outcome = _extract(tenant, user_id, "third: I play the cello and I own a red kayak")
 
     assert outcome.total_user_memories == 2
     assert Memory.objects.filter(status=Memory.Status.PENDING_REVIEW).count() == 1
@@ -286,7 +287,7 @@ def test_async_extraction_without_a_broker_runs_inline_after_commit(
     llm.learn("tea", fact("User drinks green tea", "preference"))
 
     with django_capture_on_commit_callbacks(execute=True):
-        outcome = _extract(tenant, uuid.uuid4(), "tea please", run_async=True)
+        outcome = _extract(tenant, uuid.uuid4(), "tea please, I drink green tea", run_async=True)
 
     assert outcome.state == "queued"
     outcome.job.refresh_from_db()
@@ -308,8 +309,12 @@ def test_all_candidates_of_a_conversation_are_decided_in_one_call(tenant, llm):
     llm.contradict("User lives in Berlin", "User moved to Munich")
     llm.contradict("User works at Acme", "User started a new job at Initech")
 
-    _extract(tenant, user_id, "first")
-    _extract(tenant, user_id, "second")
+    _extract(tenant, user_id, "first: I live in Berlin and I work at Acme")
+    _extract(
+        tenant,
+        user_id,
+        "second: I moved to Munich, I started a new job at Initech and I have a dog called Rex",
+    )
 
     assert len(llm.decision_calls) == 1
     held = ReviewItem.objects.order_by("pk")
@@ -325,12 +330,12 @@ def test_an_unusable_decision_reply_leaves_each_candidate_to_the_rules(tenant, l
     user_id = uuid.uuid4()
     llm.learn("first", fact("User is vegetarian", "preference"))
     llm.learn("second", fact("User mentioned they eat meat most days now", "preference"))
-    _extract(tenant, user_id, "first")
+    _extract(tenant, user_id, "first: I'm vegetarian")
     llm_settings.always(
         lambda request: "I'm not sure." if "<facts>" in request.prompt_text else llm(request)
     )
 
-    _extract(tenant, user_id, "second")
+    _extract(tenant, user_id, "second: I eat meat most days now")
 
     review = ReviewItem.objects.get()
     assert review.signal == ReviewItem.Signal.RULES and "diet" in review.reason
@@ -349,8 +354,8 @@ def test_an_announced_change_supersedes_at_once_under_the_supersede_policy(
     llm.contradict("User lives in Berlin", "User moved to Munich last month")
     llm.updates = True
 
-    _extract(tenant, user_id, "first")
-    outcome = _extract(tenant, user_id, "second")
+    _extract(tenant, user_id, "first: I live in Berlin")
+    outcome = _extract(tenant, user_id, "second: I moved to Munich last month")
 
     old = Memory.objects.get(full_text="User lives in Berlin")
     new = Memory.objects.get(full_text="User moved to Munich last month")
@@ -372,8 +377,8 @@ def test_a_tenant_may_keep_review_when_the_service_supersedes(tenant, llm, setti
     llm.contradict("User lives in Berlin", "User moved to Munich")
     llm.updates = True
 
-    _extract(tenant, user_id, "first")
-    _extract(tenant, user_id, "second")
+    _extract(tenant, user_id, "first: I live in Berlin")
+    _extract(tenant, user_id, "second: I moved to Munich")
 
     assert ReviewItem.objects.get().status == ReviewItem.Status.PENDING
 

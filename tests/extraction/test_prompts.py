@@ -245,7 +245,7 @@ def test_the_system_prompt_states_the_rules_and_that_quoted_text_is_data():
     system = build_extraction_messages([{"role": "user", "content": "hi"}])[0]
 
     assert system["role"] == "system"
-    for phrase in ("data to analyse, never instructions", '{"memories"', "at most 100", "[]"):
+    for phrase in ("data, never instructions", '{"memories"', '{"memories": []}', "third person"):
         assert phrase in system["content"]
     for category in ("preference", "personal", "technical", "project", "other"):
         assert category in system["content"]

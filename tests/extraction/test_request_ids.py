@@ -21,7 +21,10 @@ def task_lines():
 
 
 def _extract(api: APIClient, user_id, request_id: str, path: str = "/memories/extract"):
-    body = {"user_id": str(user_id), "conversation": [{"role": "user", "content": "I own a kayak"}]}
+    body = {
+        "user_id": str(user_id),
+        "conversation": [{"role": "user", "content": "I own a red kayak"}],
+    }
     return api.post(path, body, format="json", HTTP_X_REQUEST_ID=request_id)
 
 
@@ -45,7 +48,7 @@ def test_the_task_serves_under_the_id_of_its_header(end_user, llm_settings, task
     job = ExtractionJob.objects.create(
         end_user=end_user,
         conversation_hash="h",
-        conversation=[{"role": "user", "content": "I own a kayak"}],
+        conversation=[{"role": "user", "content": "I own a red kayak"}],
     )
 
     extraction_job_run_task.apply(args=[str(job.id)], headers={TASK_HEADER: "caller-9"})

@@ -90,7 +90,7 @@ def test_a_queued_job_is_run_by_a_worker_through_the_broker(llm_settings, celery
     outcome = extraction_perform(
         tenant=TenantFactory(),
         external_id=uuid.uuid4(),
-        messages=[{"role": "user", "content": "I own a kayak"}],
+        messages=[{"role": "user", "content": "I own a red kayak"}],
         run_async=True,
     )
 
@@ -112,7 +112,7 @@ def test_the_worker_retries_while_the_llm_is_down_then_succeeds(
         outcome = extraction_perform(
             tenant=TenantFactory(),
             external_id=uuid.uuid4(),
-            messages=[{"role": "user", "content": "I own a kayak"}],
+            messages=[{"role": "user", "content": "I own a red kayak"}],
             run_async=True,
         )
 

@@ -21,6 +21,10 @@ from tests.scripted_llm import ScriptedLLM, fact
 pytestmark = pytest.mark.django_db
 
 ISO = "%Y-%m-%dT"
+# What the user says in each scripted conversation: the marker the stub answers to, and the
+# facts it answers with in the user's own words (the grounding check keeps only those).
+BERLIN = "berlin: I live in Berlin"
+HOBBIES = "hobbies: I play the cello, and I prefer dark mode in every editor"
 
 
 @pytest.fixture
@@ -50,7 +54,7 @@ def extract(api: APIClient, user_id, text: str, **extra):
 def test_extract_answers_the_contract_shape(api, llm):
     user_id = uuid.uuid4()
 
-    response = extract(api, user_id, "hobbies")
+    response = extract(api, user_id, HOBBIES)
 
     assert response.status_code == 201
     body = response.json()
@@ -63,7 +67,7 @@ def test_extract_answers_the_contract_shape(api, llm):
 
 def test_relevant_full_and_list_answer_the_contract_shapes(api, llm):
     user_id = uuid.uuid4()
-    saved = extract(api, user_id, "hobbies").json()["memories_saved"]
+    saved = extract(api, user_id, HOBBIES).json()["memories_saved"]
     ids = [item["id"] for item in saved]
 
     prompt = "do I prefer dark mode in my editor?"
@@ -87,8 +91,8 @@ def test_relevant_full_and_list_answer_the_contract_shapes(api, llm):
 
 def test_list_pages_with_limit_and_offset(api, llm):
     user_id = uuid.uuid4()
-    extract(api, user_id, "hobbies")
-    extract(api, user_id, "berlin")
+    extract(api, user_id, HOBBIES)
+    extract(api, user_id, BERLIN)
 
     first = api.get("/memories/list", {"user_id": user_id, "limit": 2, "offset": 0}).json()
     second = api.get("/memories/list", {"user_id": user_id, "limit": 2, "offset": 2}).json()
@@ -162,7 +166,7 @@ def test_reads_for_a_user_never_seen_answer_nothing_and_create_no_user(api, llm)
 
 def test_another_tenants_user_reads_exactly_like_a_user_never_seen(api, llm):
     user_id = uuid.uuid4()
-    memory_id = extract(api, user_id, "berlin").json()["memories_saved"][0]["id"]
+    memory_id = extract(api, user_id, BERLIN).json()["memories_saved"][0]["id"]
     other = APIClient()
     other.credentials(HTTP_AUTHORIZATION=f"Bearer {api_key_for(TenantFactory())}")
 
@@ -176,8 +180,8 @@ def test_another_tenants_user_reads_exactly_like_a_user_never_seen(api, llm):
 
 def test_another_users_memory_is_not_returned_or_deletable(api, llm):
     owner, intruder = uuid.uuid4(), uuid.uuid4()
-    memory_id = extract(api, owner, "berlin").json()["memories_saved"][0]["id"]
-    extract(api, intruder, "hobbies")
+    memory_id = extract(api, owner, BERLIN).json()["memories_saved"][0]["id"]
+    extract(api, intruder, HOBBIES)
 
     full = api.get("/memories/full", {"user_id": intruder, "ids": memory_id})
 
@@ -191,7 +195,7 @@ def test_another_users_memory_is_not_returned_or_deletable(api, llm):
 def test_the_61st_request_of_a_user_in_a_minute_is_429_with_retry_after(api, llm, settings):
     settings.MEMORY_RATE_LIMIT = 60
     user_id, other_user = uuid.uuid4(), uuid.uuid4()
-    extract(api, user_id, "berlin")
+    extract(api, user_id, BERLIN)
 
     statuses = [api.get("/memories/list", {"user_id": user_id}).status_code for _ in range(60)]
 
@@ -222,6 +226,12 @@ def _distinct_facts(count: int) -> list[str]:
     return chosen
 
 
+def _said(text: str) -> str:
+    """The fact in the user's words: "User sketches rusty kites from Oslo" -> "I sketch ..."."""
+    verb, rest = text.removeprefix("User ").split(" ", 1)
+    return f"I {verb[:-2] if verb.endswith('ches') else verb[:-1]} {rest}"
+
+
 def test_the_cap_keeps_total_user_memories_at_100_after_120_facts(api, llm, settings):
     settings.MEMORY_USER_CAP = 100
     settings.MEMORY_RATE_LIMIT = 1000
@@ -229,9 +239,12 @@ def test_the_cap_keeps_total_user_memories_at_100_after_120_facts(api, llm, sett
     facts = _distinct_facts(120)
     for batch in range(4):
         llm.learn(f"batch {batch}", *(fact(text, "other") for text in facts[batch::4]))
+    said = {
+        batch: f"batch {batch}: " + ". ".join(map(_said, facts[batch::4])) for batch in range(4)
+    }
 
     totals = [
-        extract(api, user_id, f"batch {batch}").json()["total_user_memories"] for batch in range(4)
+        extract(api, user_id, said[batch]).json()["total_user_memories"] for batch in range(4)
     ]
 
     assert totals == [30, 60, 90, 100]
@@ -244,9 +257,9 @@ def test_the_cap_keeps_total_user_memories_at_100_after_120_facts(api, llm, sett
 def test_the_same_conversation_twice_returns_the_first_result_without_an_llm_call(api, llm):
     user_id = uuid.uuid4()
 
-    first = extract(api, user_id, "hobbies")
+    first = extract(api, user_id, HOBBIES)
     calls = len(llm.extraction_calls)
-    second = extract(api, user_id, "hobbies")
+    second = extract(api, user_id, HOBBIES)
 
     assert (first.status_code, second.status_code) == (201, 200)
     assert second.json()["memories_saved"] == first.json()["memories_saved"]
@@ -258,7 +271,7 @@ def test_the_same_conversation_twice_returns_the_first_result_without_an_llm_cal
 
 def test_explain_shows_the_signals_behind_each_rank_and_why_nothing_came_back(api, llm):
     user_id = uuid.uuid4()
-    extract(api, user_id, "hobbies")
+    extract(api, user_id, HOBBIES)
 
     found = api.get(
         "/memories/relevant",
@@ -286,7 +299,7 @@ def test_explain_shows_the_signals_behind_each_rank_and_why_nothing_came_back(ap
 
 def test_a_deleted_memory_is_gone_from_list_full_and_relevant(api, llm):
     user_id = uuid.uuid4()
-    memory_id = extract(api, user_id, "berlin").json()["memories_saved"][0]["id"]
+    memory_id = extract(api, user_id, BERLIN).json()["memories_saved"][0]["id"]
 
     response = api.delete(f"/memories/{memory_id}?user_id={user_id}")
 
@@ -309,7 +322,7 @@ def test_async_extraction_answers_202_and_the_job_reports_the_result(
     with django_capture_on_commit_callbacks(execute=True):
         response = api.post(
             "/memories/extract?async=1",
-            {"user_id": str(user_id), "conversation": conversation("berlin")},
+            {"user_id": str(user_id), "conversation": conversation(BERLIN)},
             format="json",
         )
 
@@ -324,7 +337,7 @@ def test_async_extraction_answers_202_and_the_job_reports_the_result(
 def test_a_bad_async_parameter_is_400_and_named_as_sent(api, llm, value):
     response = api.post(
         f"/memories/extract?async={value}",
-        {"user_id": str(uuid.uuid4()), "conversation": conversation("berlin")},
+        {"user_id": str(uuid.uuid4()), "conversation": conversation(BERLIN)},
         format="json",
     )
 
@@ -335,7 +348,7 @@ def test_a_bad_async_parameter_is_400_and_named_as_sent(api, llm, value):
 def test_another_tenants_job_is_404(api, llm):
     response = api.post(
         "/memories/extract?async=1",
-        {"user_id": str(uuid.uuid4()), "conversation": conversation("berlin")},
+        {"user_id": str(uuid.uuid4()), "conversation": conversation(BERLIN)},
         format="json",
     )
     other = APIClient()
@@ -442,13 +455,13 @@ def test_llm_down_is_502_with_the_job_kept_for_a_retry(api, llm):
     llm.stub.fail(503, times=3)
     user_id = uuid.uuid4()
 
-    response = extract(api, user_id, "berlin")
+    response = extract(api, user_id, BERLIN)
 
     assert response.status_code == 502
     error = response.json()["error"]
     assert error["code"] == "upstream_unavailable"
     job = ExtractionJob.objects.get(pk=error["job_id"])
-    assert job.status == "failed" and job.conversation == conversation("berlin")
+    assert job.status == "failed" and job.conversation == conversation(BERLIN)
 
 
 def test_wrong_method_is_405_in_the_error_shape(api):
@@ -496,11 +509,11 @@ def test_every_llm_failure_keeps_the_conversation_and_is_never_a_500(api, llm, f
     failure(llm.stub)
     user_id = uuid.uuid4()
 
-    response = extract(api, user_id, "berlin")
+    response = extract(api, user_id, BERLIN)
 
     assert response.status_code == 502
     job = ExtractionJob.objects.get(pk=response.json()["error"]["job_id"])
-    assert job.status == "failed" and job.conversation == conversation("berlin")
+    assert job.status == "failed" and job.conversation == conversation(BERLIN)
     assert not Memory.objects.exists()
 
 
@@ -508,7 +521,7 @@ def test_a_reply_cut_off_at_the_token_limit_still_stores_the_complete_facts(api,
     facts = [fact("User lives in Berlin"), fact("User plays the cello")]
     llm.stub.reply(truncated(facts, drop_chars=20), finish_reason="length")
 
-    response = extract(api, uuid.uuid4(), "something new")
+    response = extract(api, uuid.uuid4(), "something new: I live in Berlin and I play the cello")
 
     assert response.status_code == 201
     assert [m["caption"] for m in response.json()["memories_saved"]] == ["User lives in Berlin"]
@@ -519,8 +532,10 @@ def test_deleting_a_memory_held_for_review_closes_its_review(api, llm):
     llm.learn("first", fact("User likes coffee", "preference"))
     llm.learn("second", fact("User does not like coffee", "preference"))
     llm.contradict("User likes coffee", "User does not like coffee")
-    extract(api, user_id, "first")
-    pending = extract(api, user_id, "second").json()["memories_saved"][0]["id"]
+    extract(api, user_id, "first: I like coffee")
+    pending = extract(api, user_id, "second: I don't like coffee any more").json()[
+        "memories_saved"
+    ][0]["id"]
 
     assert api.delete(f"/memories/{pending}?user_id={user_id}").status_code == 204
 

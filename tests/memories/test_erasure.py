@@ -30,6 +30,12 @@ from tests.scripted_llm import ScriptedLLM, fact
 pytestmark = pytest.mark.django_db
 
 RECEIPT_KINDS = {"memories", "versions", "jobs", "sessions", "reviews"}
+# What the user says in each scripted conversation: the marker the stub answers to, and the
+# facts it answers with in the user's own words (the grounding check keeps only those).
+BERLIN = "berlin: I live in Berlin"
+MUNICH = "munich: I live in Munich"
+MITTE = "mitte: I live in Berlin, in Mitte"
+HOBBIES = "hobbies: I play the cello, and I prefer dark mode in every editor"
 
 
 @pytest.fixture
@@ -106,10 +112,10 @@ def held_by(external_id, tenant=None) -> dict[str, int]:
 def a_full_user(api: APIClient, llm: ScriptedLLM, user_id) -> None:
     """Memories from two sessions and none, a merge, a pending conflict, a failed job and a
     deleted memory: a row in every table that holds something about the user."""
-    extract(api, user_id, "berlin", session_id="chat-1")
-    extract(api, user_id, "mitte", session_id="chat-1")
-    extract(api, user_id, "munich", session_id="chat-2")
-    hobbies = saved_ids(extract(api, user_id, "hobbies"))
+    extract(api, user_id, BERLIN, session_id="chat-1")
+    extract(api, user_id, MITTE, session_id="chat-1")
+    extract(api, user_id, MUNICH, session_id="chat-2")
+    hobbies = saved_ids(extract(api, user_id, HOBBIES))
     assert api.delete(f"/memories/{hobbies[0]}?user_id={user_id}").status_code == 204
     llm.stub.fail(500, times=3)
     assert "job_id" in extract(api, user_id, "a conversation the LLM never saw")["error"]
@@ -162,8 +168,8 @@ def test_erasing_a_user_leaves_other_users_and_other_tenants_untouched(api, llm)
     second_tenant = TenantFactory()
     other_tenant = client_for(second_tenant)
     for client, user in [(api, user_id), (api, neighbour), (other_tenant, user_id)]:
-        extract(client, user, "berlin", session_id="chat-1")
-        extract(client, user, "munich", session_id="chat-2")
+        extract(client, user, BERLIN, session_id="chat-1")
+        extract(client, user, MUNICH, session_id="chat-2")
     kept_neighbour = held_by(neighbour)
     kept_other_tenant = held_by(user_id, second_tenant)
     assert kept_neighbour["memories"] and kept_neighbour["reviews"] and kept_other_tenant["jobs"]
@@ -178,7 +184,7 @@ def test_erasing_a_user_leaves_other_users_and_other_tenants_untouched(api, llm)
 
 def test_another_tenants_user_is_404_and_keeps_everything(api, llm):
     user_id = uuid.uuid4()
-    extract(api, user_id, "berlin", session_id="chat-1")
+    extract(api, user_id, BERLIN, session_id="chat-1")
     before = held_by(user_id)
     other_tenant = client_for(TenantFactory())
 
@@ -194,7 +200,7 @@ def test_another_tenants_user_is_404_and_keeps_everything(api, llm):
 
 def test_an_erased_user_is_404_the_second_time_and_reads_as_never_seen(api, llm):
     user_id = uuid.uuid4()
-    extract(api, user_id, "berlin")
+    extract(api, user_id, BERLIN)
     assert api.delete(f"/users/{user_id}").status_code == 200
 
     assert api.delete(f"/users/{user_id}").status_code == 404
@@ -214,7 +220,7 @@ def test_erasing_a_user_drops_their_index_from_this_process(
     api, llm, django_capture_on_commit_callbacks
 ):
     user_id = uuid.uuid4()
-    extract(api, user_id, "berlin")
+    extract(api, user_id, BERLIN)
     found = api.get("/memories/relevant", {"user_id": user_id, "prompt": "where do I live"})
     assert found.json()["memories"]
     end_user_id = EndUser.objects.get(external_id=user_id).pk
@@ -249,7 +255,7 @@ def test_erasing_a_user_deletes_their_cached_index_from_redis(
     api, llm, redis_cache, django_capture_on_commit_callbacks
 ):
     user_id = uuid.uuid4()
-    extract(api, user_id, "berlin")
+    extract(api, user_id, BERLIN)
     api.get("/memories/relevant", {"user_id": user_id, "prompt": "where do I live"})
     end_user_id = EndUser.objects.get(external_id=user_id).pk
     version_key = recall_index._VERSION_KEY.format(end_user_id=end_user_id)
@@ -289,7 +295,7 @@ def test_a_failing_part_of_an_erasure_rolls_the_whole_erasure_back(api, llm, ten
 def test_erasing_a_user_counts_against_their_rate_limit(api, llm, settings):
     settings.MEMORY_RATE_LIMIT = 2
     user_id = uuid.uuid4()
-    extract(api, user_id, "berlin")  # 1
+    extract(api, user_id, BERLIN)  # 1
     api.get("/memories/list", {"user_id": user_id})  # 2
 
     response = api.delete(f"/users/{user_id}")
@@ -306,9 +312,9 @@ def test_erasing_a_user_counts_against_their_rate_limit(api, llm, settings):
 
 def test_erasing_a_session_deletes_its_memories_jobs_and_itself_only(api, llm):
     user_id = uuid.uuid4()
-    from_session = saved_ids(extract(api, user_id, "hobbies", session_id="chat-1"))
-    other_session = saved_ids(extract(api, user_id, "berlin", session_id="chat-2"))
-    sessionless = saved_ids(extract(api, user_id, "munich"))  # held for review against Berlin
+    from_session = saved_ids(extract(api, user_id, HOBBIES, session_id="chat-1"))
+    other_session = saved_ids(extract(api, user_id, BERLIN, session_id="chat-2"))
+    sessionless = saved_ids(extract(api, user_id, MUNICH))  # held for review against Berlin
     versions = MemoryVersion.objects.filter(memory_id__in=from_session).count()
 
     response = api.delete(f"/sessions/chat-1?user_id={user_id}")
@@ -333,8 +339,8 @@ def test_erasing_a_session_deletes_its_memories_jobs_and_itself_only(api, llm):
 
 def test_a_memory_another_session_restated_survives_the_sessions_erasure(api, llm):
     user_id = uuid.uuid4()
-    (berlin,) = saved_ids(extract(api, user_id, "berlin", session_id="chat-1"))
-    assert saved_ids(extract(api, user_id, "mitte", session_id="chat-2")) == [berlin]  # merged
+    (berlin,) = saved_ids(extract(api, user_id, BERLIN, session_id="chat-1"))
+    assert saved_ids(extract(api, user_id, MITTE, session_id="chat-2")) == [berlin]  # merged
 
     response = api.delete(f"/sessions/chat-1?user_id={user_id}")
 
@@ -353,8 +359,8 @@ def test_a_memory_another_session_restated_survives_the_sessions_erasure(api, ll
 
 def test_a_memory_restated_without_a_session_survives_the_sessions_erasure(api, llm):
     user_id = uuid.uuid4()
-    (berlin,) = saved_ids(extract(api, user_id, "berlin", session_id="chat-1"))
-    extract(api, user_id, "mitte")
+    (berlin,) = saved_ids(extract(api, user_id, BERLIN, session_id="chat-1"))
+    extract(api, user_id, MITTE)
 
     api.delete(f"/sessions/chat-1?user_id={user_id}")
 
@@ -363,8 +369,8 @@ def test_a_memory_restated_without_a_session_survives_the_sessions_erasure(api, 
 
 def test_a_memory_restated_only_within_the_session_is_erased(api, llm):
     user_id = uuid.uuid4()
-    (berlin,) = saved_ids(extract(api, user_id, "berlin", session_id="chat-1"))
-    extract(api, user_id, "mitte", session_id="chat-1")
+    (berlin,) = saved_ids(extract(api, user_id, BERLIN, session_id="chat-1"))
+    extract(api, user_id, MITTE, session_id="chat-1")
 
     response = api.delete(f"/sessions/chat-1?user_id={user_id}")
 
@@ -380,8 +386,8 @@ def test_a_memory_restated_only_within_the_session_is_erased(api, llm):
 
 def test_erasing_the_session_a_held_memory_contradicted_makes_it_active(api, llm):
     user_id = uuid.uuid4()
-    (berlin,) = saved_ids(extract(api, user_id, "berlin", session_id="chat-1"))
-    (munich,) = saved_ids(extract(api, user_id, "munich", session_id="chat-2"))
+    (berlin,) = saved_ids(extract(api, user_id, BERLIN, session_id="chat-1"))
+    (munich,) = saved_ids(extract(api, user_id, MUNICH, session_id="chat-2"))
     assert Memory.objects.get(id=munich).status == "pending_review"
 
     response = api.delete(f"/sessions/chat-1?user_id={user_id}")
@@ -396,8 +402,8 @@ def test_erasing_the_session_a_held_memory_contradicted_makes_it_active(api, llm
 
 def test_erasing_the_session_of_a_held_memory_closes_its_review(api, llm):
     user_id = uuid.uuid4()
-    (berlin,) = saved_ids(extract(api, user_id, "berlin", session_id="chat-1"))
-    (munich,) = saved_ids(extract(api, user_id, "munich", session_id="chat-2"))
+    (berlin,) = saved_ids(extract(api, user_id, BERLIN, session_id="chat-1"))
+    (munich,) = saved_ids(extract(api, user_id, MUNICH, session_id="chat-2"))
 
     response = api.delete(f"/sessions/chat-2?user_id={user_id}")
 
@@ -408,7 +414,7 @@ def test_erasing_the_session_of_a_held_memory_closes_its_review(api, llm):
 
 def test_a_session_id_is_matched_as_extract_stored_it(api, llm):
     user_id = uuid.uuid4()
-    extract(api, user_id, "berlin", session_id="team/chat 1")
+    extract(api, user_id, BERLIN, session_id="team/chat 1")
 
     response = api.delete(f"/sessions/team/chat%201?user_id={user_id}")
 
@@ -418,8 +424,8 @@ def test_a_session_id_is_matched_as_extract_stored_it(api, llm):
 
 def test_an_unknown_or_another_users_or_tenants_session_is_404(api, llm):
     user_id, neighbour = uuid.uuid4(), uuid.uuid4()
-    extract(api, user_id, "berlin", session_id="chat-1")
-    extract(api, neighbour, "hobbies", session_id="chat-2")
+    extract(api, user_id, BERLIN, session_id="chat-1")
+    extract(api, neighbour, HOBBIES, session_id="chat-2")
     other_tenant = client_for(TenantFactory())
     before = held_by(user_id)
 
@@ -445,8 +451,8 @@ def test_after_a_sessions_erasure_recall_rebuilds_without_its_memories(
     api, llm, redis_cache, django_capture_on_commit_callbacks
 ):
     user_id = uuid.uuid4()
-    erased = saved_ids(extract(api, user_id, "hobbies", session_id="chat-1"))
-    extract(api, user_id, "berlin", session_id="chat-2")
+    erased = saved_ids(extract(api, user_id, HOBBIES, session_id="chat-1"))
+    extract(api, user_id, BERLIN, session_id="chat-2")
     prompt = {"user_id": user_id, "prompt": "do I prefer dark mode in my editor?"}
     assert api.get("/memories/relevant", prompt).json()["memories"][0]["id"] in erased
     end_user_id = EndUser.objects.get(external_id=user_id).pk
@@ -472,7 +478,7 @@ def test_deleting_an_end_user_in_the_admin_is_an_erasure(client, api, llm):
 
     client.force_login(get_user_model().objects.create_superuser("olga", password="unused"))
     user_id = uuid.uuid4()
-    extract(api, user_id, "hobbies", session_id="chat-1")
+    extract(api, user_id, HOBBIES, session_id="chat-1")
     end_user = EndUser.objects.get(external_id=user_id)
 
     response = client.post(

@@ -6,9 +6,10 @@ import json
 import logging
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from bench.conflicts import PATHS, SPLITS, bench_run, cases_load
+from bench.conflicts import PATHS, SPLITS, bench_run, cases_limit, cases_load
+from bench.llm import cost_line, llm_arguments_add, llm_server
 
 
 class Command(BaseCommand):
@@ -16,7 +17,8 @@ class Command(BaseCommand):
         "Run the labelled statement pairs (bench/data/conflicts_*.jsonl) through the write "
         "pipeline as new users of a bench tenant, on the offline path, the LLM path (a stub "
         "answering from the labels) and the LLM path whose decision call is unusable, and "
-        "report contradictions held, compatible pairs wrongly held and restatements merged."
+        "report contradictions held, compatible pairs wrongly held and restatements merged. "
+        "With an LLM server (--llm-base-url, or OPENAI_BASE_URL) the LLM path runs against it."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -27,11 +29,22 @@ class Command(BaseCommand):
         parser.add_argument(
             "--misses", action="store_true", help="list the cases each path got wrong"
         )
+        parser.add_argument(
+            "--limit",
+            type=int,
+            default=None,
+            help="only N cases of each split, taken in turn from each kind",
+        )
+        llm_arguments_add(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         # Per-request logs of the stub LLM and the pipeline would bury the figures.
         for name in ("httpx", "httpx2", "extraction", "openai"):
             logging.getLogger(name).setLevel(logging.WARNING)
+        limit = options["limit"]
+        if limit is not None and limit < 1:
+            raise CommandError("--limit must be at least 1")
+        server = llm_server(options)
         if options["data"]:
             from pathlib import Path
 
@@ -42,12 +55,12 @@ class Command(BaseCommand):
             splits = {options["split"]: SPLITS[options["split"]]}
         paths = PATHS if options["path"] == "all" else (options["path"],)
         for split, file in splits.items():
-            cases = cases_load(file)
+            cases = cases_limit(cases_load(file), limit)
             for path in paths:
-                report = bench_run(cases=cases, split=split, path=path)
+                report = bench_run(cases=cases, split=split, path=path, server=server)
                 summary = report.summary()
                 if options["json"]:
-                    self.stdout.write(json.dumps(summary))
+                    self.stdout.write(json.dumps({**summary, "items": report.items()}))
                 else:
                     self._print(summary)
                 if options["misses"]:
@@ -83,4 +96,9 @@ class Command(BaseCommand):
         )
         if summary["not_extracted"]:
             line += f"; {summary['not_extracted']} pair(s) not extracted"
+        if summary["failed_extractions"]:
+            line += f"; {summary['failed_extractions']} extraction(s) failed"
         self.stdout.write(line)
+        self.stdout.write(
+            f"{'':23}LLM: {summary['llm']}; {cost_line(summary['usage'], item='pair')}"
+        )

@@ -10,21 +10,28 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from bench.llm import ItemCost, LLMServer, cost_line, cost_summary, llm_arguments_add, llm_server
 from bench.locomo import CORPORA, Conversation, Metrics, locomo_load, parse_range
 from bench.recall import (
     PROMPT_SETS,
+    RecallLabels,
     bench_memories_create,
     bench_tenant_delete,
     bench_tenant_reset,
     offtopic_evaluate,
+    offtopic_labels,
+    offtopic_limit,
     offtopic_load,
     offtopic_user_create,
     percentile,
+    recall_llm,
+    recall_measured,
 )
+from extraction.hints import memory_hints_fill
 from integrations.embeddings import query_cache
-from memories.models import EndUser
+from memories.models import EndUser, Memory
 from recall.index import local_index_clear, user_index_get
-from recall.services import memory_recall_for_end_user
+from recall.ranking import MODES
 
 DEFAULT_DATA = Path(settings.BASE_DIR).parent / "shared" / "data" / "locomo10.json"
 DEFAULT_METHODS = ("hybrid", "vector", "lexical")
@@ -35,7 +42,9 @@ class Command(BaseCommand):
     help = (
         "Load LoCoMo conversations as memories (one end user each, under a bench tenant that "
         "is removed afterwards), ask every QA question of categories 1-4 through the recall "
-        "selector, and report recall_any@5/10/20, recall_all@10, MRR@10 and latency per method."
+        "selector, and report recall_any@5/10/20, recall_all@10, MRR@10 and latency per method. "
+        "The LLM modes (llm, hybrid+llm) ask the server of --llm-base-url (or OPENAI_BASE_URL), "
+        "else a stub answering from the labels."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -58,12 +67,37 @@ class Command(BaseCommand):
             "general prompts that need none); default: bench/data/offtopic.json, "
             "needs_dev.json and needs_heldout.json",
         )
-        parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.add_argument(
+            "--hints",
+            action="store_true",
+            help="before the prompt sets are asked, the LLM server writes each memory's "
+            "use-when hints (as extraction does; `manage.py memory_hints`), and the memories "
+            "are embedded with them; needs --llm-base-url or OPENAI_BASE_URL",
+        )
+        parser.add_argument(
+            "--limit",
+            type=int,
+            default=None,
+            help="only the first N questions of the conversations, and of each prompt set the "
+            "first N prompts needing a memory and N general prompts",
+        )
+        parser.add_argument(
+            "--json", action="store_true", help="print one JSON object, per question too"
+        )
+        llm_arguments_add(parser)
 
     def handle(self, *args, **options) -> None:
         methods = [m.strip() for m in options["methods"].split(",") if m.strip()]
         if not methods:
             raise CommandError("--methods is empty")
+        unknown = [m for m in methods if m not in MODES]
+        if unknown:
+            raise CommandError(f"unknown recall mode(s) {unknown}; known: {', '.join(MODES)}")
+        if options["limit"] is not None and options["limit"] < 1:
+            raise CommandError("--limit must be at least 1")
+        server = llm_server(options)
+        if options["hints"] and server is None:
+            raise CommandError("--hints needs an LLM server (--llm-base-url or OPENAI_BASE_URL)")
         try:
             conversations = locomo_load(
                 options["data"],
@@ -73,9 +107,15 @@ class Command(BaseCommand):
         except (OSError, ValueError, KeyError) as exc:
             raise CommandError(f"cannot load {options['data']}: {exc}") from exc
 
+        if options["limit"] is not None:
+            _questions_limit(conversations, options["limit"])
         tenant = bench_tenant_reset()
         try:
-            report = self._run(tenant, conversations, methods, options)
+            with recall_llm(methods, server) as (llm, labels):
+                report = {
+                    "llm": llm,
+                    **self._run(tenant, conversations, methods, options, labels, server),
+                }
         finally:
             bench_tenant_delete()
         if options["json"]:
@@ -83,7 +123,15 @@ class Command(BaseCommand):
         else:
             self._print(report)
 
-    def _run(self, tenant, conversations: list[Conversation], methods: list[str], options):
+    def _run(
+        self,
+        tenant,
+        conversations: list[Conversation],
+        methods: list[str],
+        options,
+        labels: RecallLabels | None,
+        server: LLMServer | None,
+    ):
         users: list[tuple[Conversation, EndUser, dict[str, frozenset[str]]]] = []
         started = time.perf_counter()
         for conversation in conversations:
@@ -102,12 +150,21 @@ class Command(BaseCommand):
                 for memory_id, item in zip(ids, conversation.items, strict=True)
             }
             users.append((conversation, end_user, evidence))
+            if labels is not None:
+                # The stub's answer: the memories with evidence in common with the question.
+                captions = dict(Memory.objects.filter(id__in=ids).values_list("id", "caption"))
+                for question in conversation.questions:
+                    labels.add(
+                        question.text,
+                        [captions[i] for i, ev in evidence.items() if ev & question.evidence],
+                    )
         load_seconds = time.perf_counter() - started
 
         results = {}
         for method in methods:
             metrics = Metrics()
-            timings: list[float] = []
+            costs: list[ItemCost] = []
+            items: list[dict] = []
             # Fresh query embeddings for every method: the latency includes the model, as a
             # new prompt's does; the user's index is warm, as it is between two writes.
             query_cache.clear()
@@ -115,17 +172,25 @@ class Command(BaseCommand):
             for conversation, end_user, evidence in users:
                 user_index_get(end_user_id=end_user.pk)
                 for question in conversation.questions:
-                    t0 = time.perf_counter()
-                    recalled = memory_recall_for_end_user(
-                        end_user=end_user, prompt=question.text, limit=DEPTH, mode=method
-                    ).memories
-                    timings.append((time.perf_counter() - t0) * 1000)
+                    cost = ItemCost()
+                    recalled = recall_measured(
+                        end_user=end_user, prompt=question.text, limit=DEPTH, mode=method, cost=cost
+                    )
                     metrics.add([evidence[r.id] for r in recalled], question.evidence)
+                    costs.append(cost)
+                    items.append(
+                        {"conversation": conversation.index, "question": question.text}
+                        | cost.as_dict()
+                    )
+            timings = [1000 * cost.seconds for cost in costs]
             results[method] = {
                 **metrics.as_percent(),
                 "p50_ms": round(percentile(timings, 50), 2),
                 "p95_ms": round(percentile(timings, 95), 2),
+                "usage": cost_summary(costs),
             }
+            if options["json"]:
+                results[method]["items"] = items
 
         report = {
             "corpus": options["corpus"],
@@ -148,17 +213,39 @@ class Command(BaseCommand):
         if options["offtopic"] is not None:
             report["prompt_sets"] = {}
             for path in options["offtopic"] or PROMPT_SETS:
-                data = offtopic_load(path=path)
+                data = offtopic_limit(offtopic_load(path=path), options["limit"])
                 end_user, keys = offtopic_user_create(tenant=tenant, data=data)
+                hints = None
+                if options["hints"]:
+                    hints = self._hints(end_user, server)
+                if labels is not None:
+                    labels.clear()
+                    offtopic_labels(data, labels)
                 report["prompt_sets"][path.stem] = {
                     method: offtopic_evaluate(
                         end_user=end_user, keys=keys, data=data, mode=method
-                    ).as_dict()
+                    ).as_dict(items=options["json"])
                     for method in methods
                 }
+                if hints is not None:
+                    report["prompt_sets"][path.stem]["hints"] = hints
         return report
 
+    def _hints(self, end_user: EndUser, server: LLMServer) -> dict:
+        """Use-when hints for the set's memories, written by the server; what it cost."""
+        started = time.perf_counter()
+        with server.configured():
+            outcome = memory_hints_fill(memories=list(Memory.objects.filter(end_user=end_user)))
+        return {
+            "asked": outcome.asked,
+            "written": outcome.written,
+            "errors": outcome.errors,
+            **outcome.usage.counts(),
+            "seconds": round(time.perf_counter() - started, 1),
+        }
+
     def _print(self, report: dict) -> None:
+        self.stdout.write(f"LLM (llm, hybrid+llm modes): {report['llm']}")
         self.stdout.write(
             f"LoCoMo {report['corpus']}, conversations {report['conversations']}: "
             f"{report['memories']} memories, {report['questions']} questions "
@@ -185,6 +272,9 @@ class Command(BaseCommand):
         for method, figures in report["methods"].items():
             cells = " | ".join(str(figures[c]) for c in columns)
             self.stdout.write(f"| {method} | {cells} |")
+        self.stdout.write("")
+        for method, figures in report["methods"].items():
+            self.stdout.write(f"{method}: {cost_line(figures['usage'], item='question')}")
         if "prompt_sets" in report:
             self.stdout.write("")
             self.stdout.write(
@@ -193,8 +283,31 @@ class Command(BaseCommand):
             )
             self.stdout.write("| --- | --- | --- | --- | --- | --- |")
             for name, by_method in report["prompt_sets"].items():
-                for method, r in by_method.items():
+                for method, r in _methods(by_method):
                     self.stdout.write(
                         f"| {name} | {method} | {r['offtopic_prompts']} | {r['empty_rate']} | "
                         f"{r['matching_prompts']} | {r['recall@3']} |"
                     )
+            self.stdout.write("")
+            for name, by_method in report["prompt_sets"].items():
+                for method, r in _methods(by_method):
+                    self.stdout.write(f"{name} {method}: {cost_line(r['usage'], item='prompt')}")
+                if "hints" in by_method:
+                    h = by_method["hints"]
+                    self.stdout.write(
+                        f"{name} hints: {h['written']} of {h['asked']} memories, "
+                        f"{h['llm_calls']} LLM calls, {h['seconds']} s"
+                        + (f", errors {h['errors']}" if h["errors"] else "")
+                    )
+
+
+def _methods(by_method: dict) -> list[tuple[str, dict]]:
+    """A prompt set's figures per recall mode (without the hints' cost)."""
+    return [(method, r) for method, r in by_method.items() if method != "hints"]
+
+
+def _questions_limit(conversations: list[Conversation], limit: int) -> None:
+    """Keep only the first `limit` questions, in conversation order."""
+    for conversation in conversations:
+        conversation.questions = conversation.questions[:limit]
+        limit -= len(conversation.questions)

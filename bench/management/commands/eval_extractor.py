@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.module_loading import import_string
 
-from bench.extractor_eval import DEFAULT_LABELLED_SET, MATCH_THRESHOLD, evaluate_extractor
+from bench.extractor_eval import (
+    DEFAULT_LABELLED_SET,
+    MATCH_THRESHOLD,
+    SPLITS,
+    evaluate_rows,
+    llm_extractor,
+    load_labelled,
+    rows_select,
+)
+from bench.llm import cost_line, llm_arguments_add, llm_server
 
 DEFAULT_EXTRACTOR = "extraction.rules.extract_candidates"
 
@@ -17,7 +27,9 @@ DEFAULT_EXTRACTOR = "extraction.rules.extract_candidates"
 class Command(BaseCommand):
     help = (
         "Measure an extractor on the labelled conversations: micro precision, recall and F1 "
-        f"(a caption matches a label when their content-word F1 is >= {MATCH_THRESHOLD})."
+        f"(a caption matches a label when their content-word F1 is >= {MATCH_THRESHOLD}). "
+        "With an LLM server (--llm-base-url, or OPENAI_BASE_URL) the extractor is the "
+        "service's LLM path: the model, then the grounding check."
     )
     # Pure computation over a file: no database, and no need to load the URLconf to run it.
     requires_system_checks: list[str] = []
@@ -27,34 +39,96 @@ class Command(BaseCommand):
             "--path",
             type=Path,
             default=DEFAULT_LABELLED_SET,
-            help="JSON-lines file of labelled conversations (default: the bundled set).",
+            help="JSON-lines file of labelled conversations (default: the bundled set; "
+            "bench/data/chat_facts.jsonl has splits and kinds).",
         )
         parser.add_argument(
             "--extractor",
-            default=DEFAULT_EXTRACTOR,
+            default=None,
             help="Dotted path of a function messages -> candidates "
-            f"(default: {DEFAULT_EXTRACTOR}, the offline rules).",
+            f"(default: {DEFAULT_EXTRACTOR}, the offline rules; not with --llm-base-url).",
         )
-        parser.add_argument("--json", action="store_true", help="Print the report as JSON.")
+        parser.add_argument(
+            "--split",
+            choices=SPLITS,
+            default="all",
+            help="rows whose 'split' field is dev or heldout (default all: every row, with "
+            "or without a split)",
+        )
+        parser.add_argument(
+            "--kind",
+            default="",
+            help="comma-separated values of the rows' 'kind' field to keep (default: all)",
+        )
+        parser.add_argument(
+            "--limit", type=int, default=None, help="only the first N selected conversations"
+        )
+        parser.add_argument(
+            "--json", action="store_true", help="Print the report as JSON, per conversation too."
+        )
+        llm_arguments_add(parser)
 
-    def handle(self, *args: Any, path: Path, extractor: str, **options: Any) -> None:
+    def handle(self, *args: Any, path: Path, extractor: str | None, **options: Any) -> None:
         if not path.is_file():
             raise CommandError(f"No labelled set at {path}.")
+        if options["limit"] is not None and options["limit"] < 1:
+            raise CommandError("--limit must be at least 1")
+        if extractor and options["llm_base_url"]:
+            raise CommandError("--extractor and --llm-base-url exclude each other")
+        # An explicit --extractor wins over an OPENAI_BASE_URL from the environment.
+        server = None if extractor else llm_server(options)
+        if server is None:
+            extractor = extractor or DEFAULT_EXTRACTOR
+            try:
+                extract = import_string(extractor)
+            except ImportError as error:
+                raise CommandError(f"Cannot import extractor {extractor!r}: {error}") from error
+            llm = "none (offline extractor)"
+        else:
+            extractor = "extraction.pipeline.candidates_extract (MEMORY_EXTRACTOR=llm)"
+            extract = llm_extractor
+            llm = server.describe()
+            # One line per request and per refused candidate would bury the figures.
+            for name in ("httpx", "httpx2", "openai", "extraction"):
+                logging.getLogger(name).setLevel(logging.WARNING)
+        kinds = [kind.strip() for kind in options["kind"].split(",") if kind.strip()]
         try:
-            extract = import_string(extractor)
-        except ImportError as error:
-            raise CommandError(f"Cannot import extractor {extractor!r}: {error}") from error
+            rows = rows_select(
+                load_labelled(path), split=options["split"], kinds=kinds, limit=options["limit"]
+            )
+        except (ValueError, KeyError) as error:
+            raise CommandError(f"Malformed labelled set {path}: {error}") from error
+        if not rows:
+            raise CommandError(
+                f"No conversation of {path} is in split {options['split']!r}"
+                + (f" with kind in {kinds}" if kinds else "")
+                + " (rows without a 'split' field are only in 'all')."
+            )
         try:
-            report = evaluate_extractor(extract, path)
+            if server is None:
+                report = evaluate_rows(extract, rows)
+            else:
+                with server.configured():
+                    report = evaluate_rows(extract, rows)
         except (ValueError, KeyError) as error:
             raise CommandError(f"Malformed labelled set {path}: {error}") from error
         # -v 2 lists every spurious and missed caption, which is what one reads when tuning.
         details = options["verbosity"] >= 2
         if options["json"]:
-            self.stdout.write(json.dumps(report.as_dict(details=details), indent=2))
+            data = {
+                "extractor": extractor,
+                "llm": llm,
+                "path": str(path),
+                "split": options["split"],
+                "kinds": kinds,
+                **report.as_dict(details=details, items=True),
+            }
+            self.stdout.write(json.dumps(data, indent=2))
             return
         self.stdout.write(f"extractor  {extractor}")
-        self.stdout.write(f"labelled   {path} ({report.conversations} conversations)")
+        self.stdout.write(f"llm        {llm}")
+        selection = f"split {options['split']}" + (f", kind {','.join(kinds)}" if kinds else "")
+        self.stdout.write(f"labelled   {path} ({report.conversations} conversations, {selection})")
         self.stdout.write(
             f"precision  {report.precision:.3f}  recall  {report.recall:.3f}  f1  {report.f1:.3f}"
         )
@@ -64,8 +138,24 @@ class Command(BaseCommand):
             f"{report.false_positives}  false negatives  {report.false_negatives}"
         )
         self.stdout.write(f"category agreement on matches  {report.category_accuracy:.3f}")
+        no_fact = report.no_fact
+        line = (
+            f"stored from no-fact messages  {no_fact['stored']}/{no_fact['conversations']} "
+            f"conversations ({no_fact['memories']} memories)"
+        )
+        if "by_kind" in no_fact:
+            line += ": " + ", ".join(
+                f"{kind} {figures['stored']}/{figures['conversations']}"
+                for kind, figures in no_fact["by_kind"].items()
+            )
+        self.stdout.write(line)
+        self.stdout.write(cost_line(report.usage, item="conversation"))
+        if report.failed:
+            self.stdout.write(f"failed extractions  {report.failed} (stored nothing)")
         if details:
             for result in report.results:
+                if result.error:
+                    self.stdout.write(f"  {result.id}  failed    {result.error}")
                 for caption in result.spurious:
                     self.stdout.write(f"  {result.id}  spurious  {caption}")
                 for caption in result.missed:
