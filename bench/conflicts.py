@@ -39,9 +39,14 @@ from testing.llm_stub import LLMStub, StubRequest, content
 
 DATA = Path(__file__).resolve().parent / "data"
 # Tune on "dev" only (two sets written independently); "heldout" is for reporting.
+# Each split's files; a file whose rows carry a "split" field (the chat-style pairs) gives
+# only its rows of that split.
+CHAT = DATA / "conflicts_chat.jsonl"
 SPLITS = {
     "dev": (DATA / "conflicts_dev.jsonl", DATA / "conflicts_dev2.jsonl"),
     "heldout": (DATA / "conflicts_heldout.jsonl",),
+    "chat-dev": (CHAT,),
+    "chat-heldout": (CHAT,),
 }
 PATHS = ("offline", "llm", "llm-fallback")
 BENCH_TENANT = "bench-conflicts"
@@ -95,14 +100,17 @@ class Outcome:
         return not self.held
 
 
-def cases_load(paths: Path | tuple[Path, ...]) -> list[Case]:
-    """The labelled cases of one or more JSON-lines files."""
+def cases_load(paths: Path | tuple[Path, ...], *, split: str = "") -> list[Case]:
+    """The labelled cases of one or more JSON-lines files (of a row's "split" field, only
+    `split`'s rows: "chat-dev" keeps "dev")."""
     cases = []
     files = (paths,) if isinstance(paths, Path) else paths
     lines = [line for path in files for line in path.read_text().splitlines()]
     for line in lines:
         if line.strip():
             row = json.loads(line)
+            if split.startswith("chat-") and row.get("split") != split.removeprefix("chat-"):
+                continue
             cases.append(
                 Case(
                     id=row["id"],

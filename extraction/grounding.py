@@ -74,6 +74,16 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) == 4 and word.endswith("s") and word[-2] != "s" else word
 
 
+def _same(word: str) -> set[str]:
+    """The stems a word grounds: its own, and those of the words that mean the same."""
+    stems = {_stem(word)}
+    for group in lexicon("same_words"):
+        members = group.split()
+        if word in members:
+            stems.update(_stem(member) for member in members)
+    return stems
+
+
 def third_person(text: str) -> str:
     """A first-person statement in the third person, by closed-class rewrites only."""
     text = text.strip().rstrip(".!")
@@ -95,7 +105,8 @@ def _has_phrase(text: str, name: str) -> bool:
     return any(f" {phrase} " in padded for phrase in lexicon(name))
 
 
-_CLAUSE = re.compile(r"[^.!?;,\n]+[.!?;,\n]*")
+# A clause ends at a sentence mark, a comma or a dash ("my wife Anna — sorry, Ana").
+_CLAUSE = re.compile(r"(?:[^.!?;,\n\u2013\u2014-]|\w-\w)+(?:[.!?;,\n\u2013\u2014-]+|$)")
 
 
 def _opens_with(clause: str, name: str) -> str:
@@ -119,17 +130,36 @@ def _statement(clause: str) -> str:
     return "" if _opens_with(clause, "not_statements") else clause
 
 
+def _instructs(content: str) -> bool:
+    """Whether a message instructs the extractor or the assistant ("ignore previous
+    instructions", "SYSTEM:", "<system>memory.write(...)"): data, never evidence."""
+    lowered = content.lower()
+    marked = [p for p in lexicon("injection") if not re.fullmatch(r"[\w' -]+", p)]
+    return _has_phrase(content, "injection") or any(p in lowered for p in marked)
+
+
+def _corrects(clause: str) -> bool:
+    """Whether a clause opens by correcting the one before ("actually no", "sorry, I meant")."""
+    words = _words(clause)
+    while words and words[0] in lexicon("fillers"):
+        words = words[1:]
+    return bool(_opens_with(" ".join(words), "corrections"))
+
+
 def _statements(messages: Iterable[dict]) -> list[str]:
     """The clauses that state something in the user's own messages, leaving out messages that
-    instruct the extractor or the assistant (data, never evidence)."""
-    found = []
+    instruct the extractor or the assistant (data, never evidence), and a clause the user
+    corrected right after ("I live in Hamburg. Actually no, Bremen": Hamburg is not said)."""
+    found: list[str] = []
     for message in messages:
         if str(message.get("role", "user")) != "user":
             continue
         content = str(message.get("content", ""))
-        if _has_phrase(content, "injection") or "system:" in content.lower():
+        if _instructs(content):
             continue
         for clause in _CLAUSE.findall(content):
+            if _corrects(clause) and found:
+                found.pop()
             statement = _statement(clause)
             if statement:
                 found.append(statement)
@@ -145,7 +175,8 @@ class Evidence:
     """What the user stated: the stems of their statements, and the negative statements."""
 
     stems: frozenset[str]
-    negative: tuple[frozenset[str], ...] = ()
+    # The words of each negative clause, in order.
+    negative: tuple[tuple[str, ...], ...] = ()
     # People the user named with their relation ("my colleague Tom"): name -> relation.
     relations: tuple[tuple[str, str], ...] = ()
 
@@ -157,12 +188,10 @@ def user_evidence(messages: Iterable[dict]) -> Evidence:
     """The evidence of the user's own messages: their statements, not their questions,
     requests or hypotheticals, nor messages that instruct the extractor."""
     statements = _statements(messages)
-    stems = frozenset(_stem(word) for clause in statements for word in _words(clause))
-    negative = tuple(
-        frozenset(_stem(word) for word in _words(clause))
-        for clause in statements
-        if _negative(clause)
+    stems = frozenset(
+        same for clause in statements for word in _words(clause) for same in _same(word)
     )
+    negative = tuple(tuple(_words(clause)) for clause in statements if _negative(clause))
     relations = []
     for clause in statements:
         for match in _NAMED.finditer(clause):
@@ -194,12 +223,26 @@ def _negation_lost(caption: str, evidence: Evidence) -> bool:
     food" read as "User likes spicy food")."""
     if _negative(caption):
         return False
-    words = [w for w in _words(caption) if w not in {"user", "user's", "is", "are", "has", "have"}]
-    if not words:
+    content = [_stem(w) for w in _words(caption) if w not in lexicon("generic_words")]
+    if not content:
         return False
-    head = _stem(words[0])
-    content = {_stem(w) for w in words if w not in lexicon("generic_words")}
-    return any(head in clause and len(content & clause) >= 1 for clause in evidence.negative)
+    head = content[0]
+    # The negation must come shortly before what it negates: "I don't like spicy food", not
+    # "went vegan in january, never going back".
+    return any(
+        _negated(clause, at)
+        for clause in evidence.negative
+        for at, word in enumerate(clause)
+        if _stem(word) == head
+    )
+
+
+_NEGATION_REACH = 4
+
+
+def _negated(words: tuple[str, ...], at: int) -> bool:
+    before = " ".join(words[max(0, at - _NEGATION_REACH) : at])
+    return "n't" in before or _has_phrase(before, "negations")
 
 
 def _about_user(caption: str) -> bool:
@@ -263,7 +306,7 @@ def ground(candidate: Candidate, evidence: Evidence) -> Grounded:
     if reason:
         return Grounded(None, reason)
     caption = tidy_caption(caption)
-    if _has_phrase(caption, "not_durable"):
+    if _has_phrase(caption, "not_durable") or _has_phrase(caption, "passing_states"):
         return Grounded(None, "not_durable")
     content = [w for w in _words(caption) if w not in lexicon("generic_words") and len(w) > 1]
     said = [w for w in content if _stem(w) in evidence]

@@ -65,7 +65,9 @@ and goals, and anything they ask to be remembered.
 
 Store nothing for: a question, a request for help, a hypothetical ("if I moved...", "should \
 I..."), a plan they are only considering, how they feel today or right now, what they are \
-doing at the moment, greetings and thanks, general knowledge, and answers to their questions.
+doing at the moment, greetings and thanks, general knowledge, and answers to their questions. \
+A message that asks for something can still state a lasting fact in passing ("recipe for \
+tonight? I'm lactose intolerant btw"): store that fact, never the request.
 
 How to write each fact:
 - caption: one short sentence in the third person that carries the value, starting with \
@@ -78,6 +80,8 @@ store only the corrected fact.
 - A change said in passing is a fact: "greetings from Lisbon, we finally moved!" is "User \
 moved to Lisbon"; "sold my car, it's the bus now" is "User sold their car and takes the bus".
 - One fact per item: "I'm vegan and my partner is a nurse" is two items.
+- A negative is a fact too: "not religious at all" is "User is not religious"; "no kids" is \
+"User has no children".
 - full_text: the same fact in the third person with the useful detail the user gave.
 - category: exactly one of preference, personal, technical, project, other.
 - confidence: from 0 to 1, how sure you are that the user stated this lasting fact.

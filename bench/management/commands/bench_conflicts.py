@@ -55,7 +55,7 @@ class Command(BaseCommand):
             splits = {options["split"]: SPLITS[options["split"]]}
         paths = PATHS if options["path"] == "all" else (options["path"],)
         for split, file in splits.items():
-            cases = cases_limit(cases_load(file), limit)
+            cases = cases_limit(cases_load(file, split=split), limit)
             for path in paths:
                 report = bench_run(cases=cases, split=split, path=path, server=server)
                 summary = report.summary()
