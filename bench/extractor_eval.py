@@ -14,6 +14,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from django.test.utils import override_settings
 
 from bench.llm import ItemCost, cost_summary
 from extraction.candidates import Candidate
+from extraction.lexicon import lexicon
 from integrations.llm import LLMError, LLMUsage
 
 DEFAULT_LABELLED_SET = Path(__file__).resolve().parent / "data" / "extraction_labelled.jsonl"
@@ -109,16 +111,31 @@ _STOP_WORDS = frozenset(
         "really",
         "also",
         "just",
+        # "User is 41" and "User is 41 years old" state the same age.
+        "years",
+        "year",
+        "old",
+        "aged",
     }
 )
-_TOKEN = re.compile(r"[a-z0-9]+")
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+@cache
+def _canonical() -> dict[str, str]:
+    """Each word of the extractor's same-words lexicon (kids/children, mum/mother,
+    favourite/favorite) to the first of its group: the wording a model picks is not a miss."""
+    return {word: group.split()[0] for group in lexicon("same_words") for word in group.split()}
 
 
 def caption_tokens(caption: str) -> frozenset[str]:
     """The content words of a caption, lower-cased, with negations as the token "not"."""
     text = caption.lower().replace("\u2019", "'")
     text = re.sub(r"n't\b", " not", text).replace("cannot", "can not")
-    return frozenset(token for token in _TOKEN.findall(text) if token not in _STOP_WORDS)
+    canonical = _canonical()
+    return frozenset(
+        canonical.get(token, token) for token in _TOKEN.findall(text) if token not in _STOP_WORDS
+    )
 
 
 def token_f1(predicted: str, expected: str) -> float:

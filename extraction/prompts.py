@@ -33,8 +33,8 @@ from memories.models import Memory
 from memories.text import (
     CAPTION_MAX_LENGTH,
     FULL_TEXT_MAX_LENGTH,
-    USE_WHEN_MAX_LENGTH,
     states_a_fact,
+    use_when_clean,
 )
 
 DEFAULT_CONFIDENCE = 0.8
@@ -112,6 +112,7 @@ EXAMPLE chat: {"role": "user", "content": "whats the tallest mountain in europe?
 today"}
 EXAMPLE reply: {"memories": []}\
 """
+
 
 EXTRACTION_USER_TEMPLATE = """\
 Extract the memories from this conversation.
@@ -292,6 +293,20 @@ _ABOUT_ASSISTANT = re.compile(
 )
 
 
+def example_hints(prompt: str) -> frozenset[str]:
+    """The use-when hints a prompt shows as examples: a small model echoes them for facts they
+    do not fit, so a reply that repeats one verbatim gives no hint."""
+    return frozenset(re.findall(r'"use_when": "([^"]+)"', re.sub(r"\s+", " ", prompt)))
+
+
+_EXTRACTION_ECHOES = example_hints(EXTRACTION_SYSTEM_PROMPT)
+
+
+def _hint(text: str) -> str:
+    hint = use_when_clean(text)
+    return "" if hint in _EXTRACTION_ECHOES else hint
+
+
 def parse_extraction_reply(text: str) -> list[Candidate]:
     """Validated candidates from a model reply; raise LLMBadResponse if it holds no JSON."""
     items = _json_items(strip_reasoning(text or ""))
@@ -417,7 +432,7 @@ def _candidate(item: Any) -> Candidate | None:
         full_text=full_text,
         category=_category(item.get("category")),
         confidence=_confidence(item.get("confidence")),
-        use_when=_clip(_text(item, "use_when", "useWhen", "relevant_for"), USE_WHEN_MAX_LENGTH),
+        use_when=_hint(_text(item, "use_when", "useWhen", "relevant_for")),
     )
 
 

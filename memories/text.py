@@ -27,6 +27,15 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(normalise_text(text).encode("utf-8")).hexdigest()
 
 
+def use_when_clean(hint: str) -> str:
+    """A use-when hint on one line, cut to its limit; "" for a placeholder ("...", "string")
+    that names no situation, which small models echo from a prompt's format."""
+    hint = re.sub(r"\s+", " ", hint).strip()[:USE_WHEN_MAX_LENGTH]
+    if not re.search(r"[^\W\d_]{3,}", hint) or hint.lower() in {"string", "use_when"}:
+        return ""
+    return hint
+
+
 def embedding_text(caption: str, full_text: str, use_when: str = "") -> str:
     """The text a memory is embedded from: its full text, led by the caption if that adds words,
     and followed by the situations where it matters, if any."""

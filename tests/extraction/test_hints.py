@@ -30,9 +30,20 @@ def test_memories_without_a_hint_get_one_and_their_embedding_again(llm_settings,
     assert "Neovim" not in call.prompt_text
 
 
-def test_a_reply_without_usable_hints_changes_nothing(llm_settings, end_user):
+@pytest.mark.parametrize(
+    "hints",
+    [
+        [{"id": "f7", "use_when": "nowhere"}],
+        # Small models echo the format's placeholders.
+        [{"id": "f1", "use_when": "..."}],
+        [{"id": "f1", "use_when": "string"}],
+        # ...and the prompt's own examples.
+        [{"id": "f1", "use_when": "cooking, recipes, restaurants, food gifts"}],
+    ],
+)
+def test_a_reply_without_usable_hints_changes_nothing(llm_settings, end_user, hints):
     memory = MemoryFactory(end_user=end_user, caption="User drinks green tea", use_when="")
-    llm_settings.reply(json.dumps({"hints": [{"id": "f7", "use_when": "nowhere"}]}))
+    llm_settings.reply(json.dumps({"hints": hints}))
 
     call_command("memory_hints")
 
