@@ -21,6 +21,7 @@ the refusals (the job's `candidates_refused`, the metric `memory_candidates_refu
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -37,10 +38,14 @@ _NAME = re.compile(r"(?<!^)\b[A-Z][\w'\u2019-]*")
 _OPENINGS = (
     (re.compile(r"^(?:i am|i'm|im)\b", re.I), "User is"),
     (re.compile(r"^(?:i have|i've|ive)\b", re.I), "User has"),
-    (re.compile(r"^i was\b", re.I), "User was"),
+    (re.compile(r"^(?:i'd)\b", re.I), "User would"),
+    (re.compile(r"^(?:i'll)\b", re.I), "User will"),
     (re.compile(r"^i\b", re.I), "User"),
     (re.compile(r"^(?:my|our)\b", re.I), "User's"),
-    (re.compile(r"^we\b", re.I), "User and their family"),
+    # "we" is the user with their household: "we moved to Lisbon" is "User moved to Lisbon".
+    (re.compile(r"^(?:we're|we are)\b", re.I), "User is"),
+    (re.compile(r"^(?:we've|we have)\b", re.I), "User has"),
+    (re.compile(r"^we\b", re.I), "User"),
 )
 # Inside a clause: the user's own possessives and objects (closed classes).
 _INSIDE = (
@@ -59,7 +64,8 @@ class Grounded:
     reason: str = ""
 
 
-def _words(text: str) -> list[str]:
+def words_of(text: str) -> list[str]:
+    """The lower-cased words of `text`, in any script, with inner apostrophes and hyphens."""
     return _WORD.findall(text.lower().replace("\u2019", "'"))
 
 
@@ -85,33 +91,69 @@ def _same(word: str) -> set[str]:
 
 
 def third_person(text: str) -> str:
-    """A first-person statement in the third person, by closed-class rewrites only."""
+    """A first-person statement in the third person, by closed-class rewrites only: "I live in
+    Leeds" is "User lives in Leeds", "my partner is a nurse" is "User's partner is a nurse"."""
     text = text.strip().rstrip(".!")
     for pattern, replacement in _OPENINGS:
         if pattern.search(text):
             text = pattern.sub(replacement, text, count=1)
+            if replacement == "User":
+                text = "User " + _agree(text[5:])
             break
     for pattern, replacement in _INSIDE:
         text = pattern.sub(replacement, text)
-    return re.sub(r"\bUser is am\b", "User is", text)
+    return text
+
+
+def _verb_forms() -> dict[str, str]:
+    return dict(line.split(maxsplit=1) for line in lexicon("verb_forms"))
+
+
+def _agree(rest: str) -> str:
+    """The words after "I" with their verb in the third person ("really like" is "really
+    likes"; "don't" is "doesn't"); a past tense, a modal or "used to" stays."""
+    words = rest.split(" ")
+    at = 0
+    while at < len(words) and words[at].lower() in lexicon("adverbs"):
+        at += 1
+    if at == len(words):
+        return rest
+    verb = words[at]
+    lowered = verb.lower().replace("\u2019", "'")
+    forms = _verb_forms()
+    if lowered in forms:
+        words[at] = forms[lowered]
+    elif not lowered.endswith("ed") and lowered.isalpha():
+        words[at] = _third_singular(verb)
+    return " ".join(words)
+
+
+def _third_singular(verb: str) -> str:
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if len(verb) > 2 and verb.endswith("y") and verb[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
 
 
 def _first_person(text: str) -> bool:
-    return any(word in lexicon("first_person") for word in _words(text))
+    return any(word in lexicon("first_person") for word in words_of(text))
 
 
-def _has_phrase(text: str, name: str) -> bool:
-    padded = f" {' '.join(_words(text))} "
+def has_phrase(text: str, name: str) -> bool:
+    """Whether `text` holds a phrase of lexicon `name`, as whole words."""
+    padded = f" {' '.join(words_of(text))} "
     return any(f" {phrase} " in padded for phrase in lexicon(name))
 
 
 # A clause ends at a sentence mark, a comma or a dash ("my wife Anna — sorry, Ana").
-_CLAUSE = re.compile(r"(?:[^.!?;,\n\u2013\u2014-]|\w-\w)+(?:[.!?;,\n\u2013\u2014-]+|$)")
+# An initial's full stop ("the U.S.") ends nothing.
+_CLAUSE = re.compile(r"(?:\b[A-Z]\.|[^.!?;,\n\u2013\u2014-]|\w-\w)+(?:[.!?;,\n\u2013\u2014-]+|$)")
 
 
 def _opens_with(clause: str, name: str) -> str:
     """The phrase of lexicon `name` that `clause` begins with, or ""."""
-    opening = " ".join(_words(clause)[:4])
+    opening = " ".join(words_of(clause)[:4])
     for phrase in sorted(lexicon(name), key=len, reverse=True):
         if opening == phrase or opening.startswith(f"{phrase} "):
             return phrase
@@ -125,7 +167,7 @@ def _statement(clause: str) -> str:
         return ""
     kept = _opens_with(clause, "remember_openers")
     if kept:
-        words = _words(clause)
+        words = words_of(clause)
         return " ".join(words[len(kept.split()) :])
     return "" if _opens_with(clause, "not_statements") else clause
 
@@ -135,18 +177,19 @@ def _instructs(content: str) -> bool:
     instructions", "SYSTEM:", "<system>memory.write(...)"): data, never evidence."""
     lowered = content.lower()
     marked = [p for p in lexicon("injection") if not re.fullmatch(r"[\w' -]+", p)]
-    return _has_phrase(content, "injection") or any(p in lowered for p in marked)
+    return has_phrase(content, "injection") or any(p in lowered for p in marked)
 
 
 def _corrects(clause: str) -> bool:
     """Whether a clause opens by correcting the one before ("actually no", "sorry, I meant")."""
-    words = _words(clause)
+    words = words_of(clause)
     while words and words[0] in lexicon("fillers"):
         words = words[1:]
-    return bool(_opens_with(" ".join(words), "corrections"))
+    # A bare "no" corrects ("I'm 34 | oops no, 35"); "no kids" states something.
+    return words in (["no"], ["nope"]) or bool(_opens_with(" ".join(words), "corrections"))
 
 
-def _statements(messages: Iterable[dict]) -> list[str]:
+def user_statements(messages: Iterable[dict]) -> list[str]:
     """The clauses that state something in the user's own messages, leaving out messages that
     instruct the extractor or the assistant (data, never evidence), and a clause the user
     corrected right after ("I live in Hamburg. Actually no, Bremen": Hamburg is not said)."""
@@ -157,6 +200,8 @@ def _statements(messages: Iterable[dict]) -> list[str]:
         content = str(message.get("content", ""))
         if _instructs(content):
             continue
+        # An emoji ends a clause ("punk band 🤘 we're called ..."), and says nothing itself.
+        content = "".join(". " if unicodedata.category(c) == "So" else c for c in content)
         for clause in _CLAUSE.findall(content):
             if _corrects(clause) and found:
                 found.pop()
@@ -167,7 +212,7 @@ def _statements(messages: Iterable[dict]) -> list[str]:
 
 
 def _negative(text: str) -> bool:
-    return _has_phrase(text, "negations") or "n't" in text.lower().replace("\u2019", "'")
+    return has_phrase(text, "negations") or "n't" in text.lower().replace("\u2019", "'")
 
 
 @dataclass(frozen=True)
@@ -187,11 +232,11 @@ class Evidence:
 def user_evidence(messages: Iterable[dict]) -> Evidence:
     """The evidence of the user's own messages: their statements, not their questions,
     requests or hypotheticals, nor messages that instruct the extractor."""
-    statements = _statements(messages)
+    statements = user_statements(messages)
     stems = frozenset(
-        same for clause in statements for word in _words(clause) for same in _same(word)
+        same for clause in statements for word in words_of(clause) for same in _same(word)
     )
-    negative = tuple(tuple(_words(clause)) for clause in statements if _negative(clause))
+    negative = tuple(tuple(words_of(clause)) for clause in statements if _negative(clause))
     relations = []
     for clause in statements:
         for match in _NAMED.finditer(clause):
@@ -223,7 +268,7 @@ def _negation_lost(caption: str, evidence: Evidence) -> bool:
     food" read as "User likes spicy food")."""
     if _negative(caption):
         return False
-    content = [_stem(w) for w in _words(caption) if w not in lexicon("generic_words")]
+    content = [_stem(w) for w in words_of(caption) if w not in lexicon("generic_words")]
     if not content:
         return False
     head = content[0]
@@ -242,7 +287,7 @@ _NEGATION_REACH = 4
 
 def _negated(words: tuple[str, ...], at: int) -> bool:
     before = " ".join(words[max(0, at - _NEGATION_REACH) : at])
-    return "n't" in before or _has_phrase(before, "negations")
+    return "n't" in before or has_phrase(before, "negations")
 
 
 def _about_user(caption: str) -> bool:
@@ -278,7 +323,7 @@ def _repaired_caption(candidate: Candidate, evidence: Evidence) -> tuple[str, st
 def _topic_only(caption: str) -> bool:
     """A possessive noun phrase that ends in the kind of fact (a lexicon of topic nouns) with no
     verb of its own: "User's vegan lifestyle", "User's partner's occupation"."""
-    words = _words(caption)
+    words = words_of(caption)
     if not words or words[0] not in {"user's", "user\u2019s"}:
         return False
     auxiliary = {"is", "are", "was", "were", "has", "have", "had", "does", "did", "can", "will"}
@@ -306,12 +351,12 @@ def ground(candidate: Candidate, evidence: Evidence) -> Grounded:
     if reason:
         return Grounded(None, reason)
     caption = tidy_caption(caption)
-    if _has_phrase(caption, "not_durable") or _has_phrase(caption, "passing_states"):
+    if has_phrase(caption, "not_durable") or has_phrase(caption, "passing_states"):
         return Grounded(None, "not_durable")
-    content = [w for w in _words(caption) if w not in lexicon("generic_words") and len(w) > 1]
+    content = [w for w in words_of(caption) if w not in lexicon("generic_words") and len(w) > 1]
     said = [w for w in content if _stem(w) in evidence]
     # Every name must be the user's (the prompt's "Rex" is not); the rest mostly.
-    names = {_stem(w) for name in _NAME.findall(caption) for w in _words(name)} - {"user"}
+    names = {_stem(w) for name in _NAME.findall(caption) for w in words_of(name)} - {"user"}
     if not content or not said or any(name not in evidence for name in names):
         return Grounded(None, "ungrounded")
     if len(said) * 2 < len(content):

@@ -1,0 +1,145 @@
+"""The offline reader: the user's own first-person statements, restated faithfully.
+
+It keeps a clause only when the user states something about themselves or the people in
+their life, in their own words, turned to the third person by closed-class rewrites
+(`grounding.third_person`): "I'm vegan and my partner is a nurse." gives "User is vegan" and
+"User's partner is a nurse". It invents no structure: no template builds a caption.
+
+Most of its work is deciding what not to store, with the grounding check's own evidence
+(`grounding.user_statements`): questions, requests, hypotheticals, messages that instruct
+the extractor, what the assistant said, and clauses the user corrected right after are never
+statements; a clause about now (a lexicon of time words: "today", "rn") or a passing state
+is not durable; a clause that does not open in the first person is not about the user.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from extraction.candidates import Candidate
+from extraction.grounding import (
+    has_phrase,
+    third_person,
+    tidy_caption,
+    user_statements,
+    words_of,
+)
+from extraction.lexicon import lexicon
+from memories.models import Memory
+from memories.text import CAPTION_MAX_LENGTH, states_a_fact
+
+CONFIDENCE = 0.7
+# A clause goes on with another subject after "and" / "but" ("I'm vegan and my partner is a
+# nurse"): each is its own statement.
+_SUBJECT_BREAK = re.compile(
+    r"\s*(?:\s(?:and|but|while|plus)|&|\+)\s+"
+    r"(?=(?:i|i'm|im|i've|ive|my|our|we|we're|it|it's|its|she|she's|he|he's|they|they're)\b)",
+    re.I,
+)
+# "my dad's a firefighter", "my gf's vegetarian": the 's of "is" after the person.
+_IS = re.compile(r"^(User's \S+?)'s\b(?!\s+(?:a|an|the)?\s*\S+\s+(?:is|are|was)\b)")
+
+
+def _parts(clause: str) -> list[str]:
+    return [part.strip() for part in _SUBJECT_BREAK.split(clause) if part.strip()]
+
+
+def _opening(part: str) -> str:
+    """The clause without the chat words it may open with ("lol", "ok so", "btw")."""
+    words = part.split()
+    while words and words[0].lower().strip(",.!") in lexicon("fillers"):
+        words = words[1:]
+    return " ".join(words)
+
+
+def _in_first_person(part: str) -> str:
+    """The part as a first-person clause ("" if it is about someone else), with the "I" a
+    chat clause leaves out put back ("moved to Lisbon!" is "I moved to Lisbon!")."""
+    words = words_of(part)
+    if not words:
+        return ""
+    if words[0] in lexicon("first_person") and words[0] not in {"me", "us"}:
+        return part
+    # "finally sold the car": the adverb may come before the verb.
+    verb_at = 1 if words[0] in lexicon("adverbs") and len(words) > 1 else 0
+    opening = " ".join(words[verb_at : verb_at + 2])
+    if any(opening == p or opening.startswith(f"{p} ") for p in lexicon("pro_drop")):
+        return f"I'm {part}" if words[0] in {"not", "never"} and words[1] != "been" else f"I {part}"
+    return ""
+
+
+# "she", "he", "they" at the start of a clause: the person the user named last ("my mum has
+# dementia, she lives with us now").
+_PRONOUN = re.compile(r"^(?:she|he|they)(?:'s|'re| is| are|\b)", re.I)
+
+
+def _last_person(clause: str, current: str) -> str:
+    """The relation the clause names last ("my mum", "our son"), else `current`."""
+    words = words_of(clause)
+    for at in range(len(words) - 1, -1, -1):
+        if words[at] in {"my", "our"}:
+            for size in (3, 2, 1):
+                relation = " ".join(words[at + 1 : at + 1 + size]).removesuffix("'s")
+                if relation in lexicon("people"):
+                    return relation
+    return current
+
+
+def _resolved(part: str, person: str) -> str:
+    """A clause opening with a pronoun for the person last named, about that person."""
+    match = _PRONOUN.match(part)
+    if not match or not person:
+        return part
+    verb = match.group(0)[len(match.group(0).split("'")[0].split(" ")[0]) :]
+    verb = {"'s": " is", "'re": " is", " are": " is"}.get(verb, verb)
+    return f"my {person}{verb}{part[match.end() :]}"
+
+
+def _caption(part: str) -> str:
+    caption = tidy_caption(third_person(part))
+    if not states_a_fact(caption):
+        caption = _IS.sub(r"\1 is", caption)
+    return caption
+
+
+def _category(caption: str) -> str:
+    for category in ("technical", "project", "preference"):
+        if has_phrase(caption, f"category_{category}"):
+            return category
+    return Memory.Category.PERSONAL
+
+
+def read_statements(messages: Iterable[dict]) -> list[Candidate]:
+    """The candidates the user stated in `messages`, in their own words, in order."""
+    found: list[Candidate] = []
+    seen: set[str] = set()
+    person = ""
+    for clause in user_statements(messages):
+        for part in _parts(clause):
+            part = _in_first_person(_resolved(_opening(part), person))
+            person = _last_person(part, person)
+            if not part or has_phrase(part, "temporary"):
+                continue
+            caption = _caption(part)
+            if (
+                len(caption) > CAPTION_MAX_LENGTH
+                or not states_a_fact(caption)
+                or has_phrase(caption, "not_durable")
+                or has_phrase(caption, "passing_states")
+                or len(words_of(caption)) < 3
+                or has_phrase(caption, "vague")
+            ):
+                continue
+            if caption.lower() in seen:
+                continue
+            seen.add(caption.lower())
+            found.append(
+                Candidate(
+                    caption=caption,
+                    full_text=f"{caption}.",
+                    category=_category(caption),
+                    confidence=CONFIDENCE,
+                )
+            )
+    return found
