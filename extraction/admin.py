@@ -47,6 +47,7 @@ class ExtractionJobAdmin(TenantScopedAdmin):
         "completion_tokens",
         "truncated_messages",
         "candidates_refused",
+        "statements_added",
         "conversation_hash",
         "conversation",
         "memories_saved",

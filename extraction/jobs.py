@@ -198,6 +198,7 @@ def _add_usage(job: ExtractionJob, usage: Usage) -> None:
     job.completion_tokens += usage.completion_tokens
     job.truncated_messages = max(job.truncated_messages, usage.truncated_messages)
     job.candidates_refused += usage.candidates_refused
+    job.statements_added += usage.statements_added
 
 
 @transaction.atomic

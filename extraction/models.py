@@ -36,6 +36,9 @@ class ExtractionJob(models.Model):
     truncated_messages = models.PositiveIntegerField(default=0)
     # Candidates the LLM proposed that the grounding check refused (extraction.grounding).
     candidates_refused = models.PositiveIntegerField(default=0)
+    # Candidates the offline reader added from the user's own statements that the LLM left
+    # out (extraction.reader.statements_missed).
+    statements_added = models.PositiveIntegerField(default=0)
     # Each message is read once: a short hash of every message this job read (kept after the
     # conversation is dropped), and how many leading messages earlier jobs had already read
     # (given to the extractor as context only). See extraction.selectors.messages_read_count.

@@ -28,6 +28,7 @@ from extraction.decisions import (
 from extraction.grounding import candidates_ground
 from extraction.llm_decisions import decisions_ask
 from extraction.prompts import extract_with_llm
+from extraction.reader import statements_missed
 from extraction.redaction import redact_candidate
 from extraction.rules import extract_candidates
 from integrations.embeddings import current_model_id, embed_texts
@@ -51,6 +52,8 @@ class Usage(LLMUsage):
 
     truncated_messages: int = 0
     candidates_refused: int = 0
+    # Candidates from the user's own statements that the LLM left out (`reader`).
+    statements_added: int = 0
 
 
 def candidates_extract(
@@ -79,7 +82,10 @@ def candidates_extract(
             usage.candidates_refused += count
         if refused:
             logger.info("grounding refused %s", refused)
-        return candidates, "llm"
+        # The user's own first-person statements that the model left out are kept too.
+        missed = statements_missed(candidates, new)
+        usage.statements_added += len(missed)
+        return candidates + missed, "llm"
     return extract_candidates(new), "rules"
 
 

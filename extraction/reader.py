@@ -143,3 +143,23 @@ def read_statements(messages: Iterable[dict]) -> list[Candidate]:
                 )
             )
     return found
+
+
+def _content(caption: str) -> set[str]:
+    return set(words_of(caption)) - lexicon("generic_words")
+
+
+def statements_missed(candidates: list[Candidate], messages: Iterable[dict]) -> list[Candidate]:
+    """What the user stated about themselves that no candidate covers: the LLM path's safety
+    net, since a small model often writes one fact where the user gave three. A statement
+    covers a candidate's ground when they share half the content words of the shorter."""
+    covered = [_content(candidate.caption) for candidate in candidates]
+    missed = []
+    for statement in read_statements(messages):
+        words = _content(statement.caption)
+        if words and not any(
+            theirs and len(words & theirs) * 2 >= min(len(words), len(theirs)) for theirs in covered
+        ):
+            missed.append(statement)
+            covered.append(words)
+    return missed

@@ -67,6 +67,27 @@ def test_every_new_memory_starts_its_history_with_a_created_version(tenant, llm)
     assert memory.embedding_model and len(memory.embedding) == 384
 
 
+def test_what_the_user_stated_and_the_model_left_out_is_kept_in_their_words(tenant, llm):
+    llm.learn("vegan", fact("User is vegan", "preference"))
+
+    outcome = _extract(tenant, uuid.uuid4(), "I'm vegan and my partner is a firefighter in Cork")
+
+    assert [m.caption for m in outcome.memories] == [
+        "User is vegan",
+        "User's partner is a firefighter in Cork",
+    ]
+    assert ExtractionJob.objects.get().statements_added == 1
+
+
+def test_a_statement_the_model_already_covered_is_not_stored_twice(tenant, llm):
+    llm.learn("leeds", fact("User works as a nurse in Leeds"))
+
+    outcome = _extract(tenant, uuid.uuid4(), "i'm a nurse in leeds, mostly nights")
+
+    assert [m.caption for m in outcome.memories] == ["User works as a nurse in Leeds"]
+    assert ExtractionJob.objects.get().statements_added == 0
+
+
 def test_exact_duplicate_from_another_conversation_stores_nothing_new(tenant, llm):
     user_id = uuid.uuid4()
     llm.learn("first", fact("User lives in Berlin"))
