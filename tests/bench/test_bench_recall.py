@@ -1,8 +1,10 @@
 import json
+import re
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from bench.management.commands.bench_recall import Command as BenchRecall
 from bench.recall import BENCH_TENANT
@@ -196,3 +198,28 @@ def test_bench_recall_prints_llm_usage(locomo_file, prompt_set, no_llm_server):
     assert "LLM (llm, hybrid+llm modes): stub (answers from the labels)" in text
     assert "hybrid+llm: LLM calls" in text and "per question" in text
     assert "tiny_needs hybrid+llm: LLM calls" in text and "per prompt" in text
+
+
+def test_hints_are_written_by_the_given_server_before_the_prompts_are_asked(
+    locomo_file, prompt_set, llm_stub, no_llm_server
+):
+    def hints(request):
+        ids = re.findall(r'"id": ?"(f\d+)"', request.messages[-1]["content"])
+        return content(json.dumps({"hints": [{"id": i, "use_when": "gift ideas"} for i in ids]}))
+
+    llm_stub.always(hints)
+
+    report = run_recall(
+        locomo_file, "--methods", "hybrid", "--offtopic", str(prompt_set), "--hints",
+        "--llm-base-url", llm_stub.base_url,
+    )  # fmt: skip
+
+    written = report["prompt_sets"]["tiny_needs"]["hints"]
+    assert written["written"] == written["asked"] == len(PROMPT_SET["memories"])
+    assert written["llm_calls"] == len(llm_stub.calls) >= 1
+    assert "hybrid" in report["prompt_sets"]["tiny_needs"]
+
+
+def test_hints_need_a_server(locomo_file, prompt_set, no_llm_server):
+    with pytest.raises(CommandError, match="--hints needs an LLM server"):
+        run_recall(locomo_file, "--offtopic", str(prompt_set), "--hints")
