@@ -224,6 +224,9 @@ class Evidence:
     negative: tuple[tuple[str, ...], ...] = ()
     # People the user named with their relation ("my colleague Tom"): name -> relation.
     relations: tuple[tuple[str, str], ...] = ()
+    # Whether the user speaks of themselves or their people at all ("I", "my", "we", "my
+    # sister", "moved to Lisbon!"): "octopuses have three hearts" grounds no fact about them.
+    personal: bool = True
 
     def __contains__(self, stem: str) -> bool:
         return stem in self.stems
@@ -243,7 +246,28 @@ def user_evidence(messages: Iterable[dict]) -> Evidence:
             relation = match.group(1).lower()
             if relation in lexicon("people"):
                 relations.append((match.group(2), relation))
-    return Evidence(stems, negative, tuple(relations))
+    personal = any(_personal(clause) for clause in statements)
+    return Evidence(stems, negative, tuple(relations), personal)
+
+
+def _personal(clause: str) -> bool:
+    """Whether a clause is about the user: a first-person word, one of the people in their
+    life, or an opening that leaves out "I" ("moved to Lisbon!", "not a fan of ...")."""
+    words = words_of(clause)
+    if any(word in lexicon("first_person") or word in lexicon("people") for word in words):
+        return True
+    while words and words[0] in lexicon("fillers"):
+        words = words[1:]
+    return opens_without_i(words)
+
+
+def opens_without_i(words: list[str]) -> bool:
+    """Whether a clause's words open the way chat leaves out "I" (a lexicon of openers, maybe
+    after an adverb): "moved to Lisbon!", "finally sold the car", "not a fan of horror"."""
+    if words and words[0] in lexicon("adverbs"):
+        words = words[1:]
+    opening = " ".join(words[:2])
+    return any(opening == p or opening.startswith(f"{p} ") for p in lexicon("pro_drop"))
 
 
 # "my colleague Tom", "my best friend, Sam", "our dog called Rex".
@@ -361,6 +385,8 @@ def ground(candidate: Candidate, evidence: Evidence) -> Grounded:
         return Grounded(None, "ungrounded")
     if len(said) * 2 < len(content):
         return Grounded(None, "ungrounded")
+    if not evidence.personal:
+        return Grounded(None, "not_about_user")
     if _negation_lost(caption, evidence):
         return Grounded(None, "negation_lost")
     full_text = candidate.full_text

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from extraction.candidates import Candidate
 from extraction.grounding import (
     has_phrase,
+    opens_without_i,
     third_person,
     tidy_caption,
     user_statements,
@@ -61,11 +62,9 @@ def _in_first_person(part: str) -> str:
         return ""
     if words[0] in lexicon("first_person") and words[0] not in {"me", "us"}:
         return part
-    # "finally sold the car": the adverb may come before the verb.
-    verb_at = 1 if words[0] in lexicon("adverbs") and len(words) > 1 else 0
-    opening = " ".join(words[verb_at : verb_at + 2])
-    if any(opening == p or opening.startswith(f"{p} ") for p in lexicon("pro_drop")):
-        return f"I'm {part}" if words[0] in {"not", "never"} and words[1] != "been" else f"I {part}"
+    if opens_without_i(words):
+        negated = words[0] in {"not", "never"} and words[1:2] != ["been"]
+        return f"I'm {part}" if negated else f"I {part}"
     return ""
 
 
