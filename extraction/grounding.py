@@ -172,7 +172,7 @@ def _statement(clause: str) -> str:
     return "" if _opens_with(clause, "not_statements") else clause
 
 
-def _instructs(content: str) -> bool:
+def instructs(content: str) -> bool:
     """Whether a message instructs the extractor or the assistant ("ignore previous
     instructions", "SYSTEM:", "<system>memory.write(...)"): data, never evidence."""
     lowered = content.lower()
@@ -198,7 +198,7 @@ def user_statements(messages: Iterable[dict]) -> list[str]:
         if str(message.get("role", "user")) != "user":
             continue
         content = str(message.get("content", ""))
-        if _instructs(content):
+        if instructs(content):
             continue
         # An emoji ends a clause ("punk band 🤘 we're called ..."), and says nothing itself.
         content = "".join(". " if unicodedata.category(c) == "So" else c for c in content)

@@ -28,7 +28,7 @@ from extraction.decisions import (
 from extraction.grounding import candidates_ground
 from extraction.llm_decisions import decisions_ask
 from extraction.prompts import extract_with_llm
-from extraction.reader import statements_missed
+from extraction.reader import statements_missed, without_instructions
 from extraction.redaction import redact_candidate
 from extraction.rules import extract_candidates
 from integrations.embeddings import current_model_id, embed_texts
@@ -86,7 +86,12 @@ def candidates_extract(
         missed = statements_missed(candidates, new)
         usage.statements_added += len(missed)
         return candidates + missed, "llm"
-    return extract_candidates(new), "rules"
+    new = without_instructions(new)
+    candidates = extract_candidates(new)
+    # The faithful reader adds what the rules' grammar does not parse, in the user's words.
+    missed = statements_missed(candidates, new)
+    usage.statements_added += len(missed)
+    return candidates + missed, "rules"
 
 
 def known_memories_load(end_user: EndUser) -> tuple[list[KnownMemory], dict[str, Memory]]:

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from extraction.candidates import Candidate
 from extraction.grounding import (
     has_phrase,
+    instructs,
     opens_without_i,
     third_person,
     tidy_caption,
@@ -145,7 +146,9 @@ def read_statements(messages: Iterable[dict]) -> list[Candidate]:
 
 
 def _content(caption: str) -> set[str]:
-    return set(words_of(caption)) - lexicon("generic_words")
+    """What a caption says, without the person it is about ("User's grandad has Parkinson's"
+    and "User's grandad lives with their aunt" are two facts)."""
+    return set(words_of(caption)) - lexicon("generic_words") - lexicon("people")
 
 
 def statements_missed(candidates: list[Candidate], messages: Iterable[dict]) -> list[Candidate]:
@@ -162,3 +165,19 @@ def statements_missed(candidates: list[Candidate], messages: Iterable[dict]) -> 
             missed.append(statement)
             covered.append(words)
     return missed
+
+
+def offline_candidates(messages: list[dict]) -> list[Candidate]:
+    """What the offline path extracts (`pipeline.candidates_extract` without an LLM): the
+    rules' readings, then the user's statements they do not cover."""
+    from extraction.rules import extract_candidates  # the rules import the whole grammar
+
+    messages = without_instructions(messages)
+    candidates = extract_candidates(messages)
+    return candidates + statements_missed(candidates, messages)
+
+
+def without_instructions(messages: Iterable[dict]) -> list[dict]:
+    """The messages, less those that instruct the extractor or the assistant ("ignore
+    previous instructions", "SYSTEM:"): data for the model, never facts to read."""
+    return [m for m in messages if not instructs(str(m.get("content", "")))]

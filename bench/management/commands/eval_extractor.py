@@ -21,7 +21,7 @@ from bench.extractor_eval import (
 )
 from bench.llm import cost_line, llm_arguments_add, llm_server
 
-DEFAULT_EXTRACTOR = "extraction.rules.extract_candidates"
+DEFAULT_EXTRACTOR = "extraction.reader.offline_candidates"
 
 
 class Command(BaseCommand):
@@ -46,7 +46,7 @@ class Command(BaseCommand):
             "--extractor",
             default=None,
             help="Dotted path of a function messages -> candidates "
-            f"(default: {DEFAULT_EXTRACTOR}, the offline rules; not with --llm-base-url).",
+            f"(default: {DEFAULT_EXTRACTOR}, the offline path; not with --llm-base-url).",
         )
         parser.add_argument(
             "--split",
