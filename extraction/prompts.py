@@ -145,7 +145,7 @@ EXTRACTION_SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "properties": {
                     # A third-person statement about the user or someone in their life.
-                    "caption": {"type": "string", "pattern": "^User"},
+                    "caption": {"type": "string", "pattern": "^User.*$"},
                     "full_text": {"type": "string"},
                     "category": {"type": "string", "enum": list(Memory.Category.values)},
                     "confidence": {"type": "number"},
