@@ -198,3 +198,13 @@ def test_limit_takes_the_kinds_in_turn():
     assert [case.kind for case in picked[:3]] == ["contradiction", "compatible", "restatement"]
     assert len(picked) == 4
     assert cases_limit(cases, None) == cases
+
+
+def test_the_chat_pairs_split_by_their_own_split_field():
+    dev = cases_load(SPLITS["chat-dev"], split="chat-dev")
+    heldout = cases_load(SPLITS["chat-heldout"], split="chat-heldout")
+    every = cases_load(SPLITS["chat-dev"])
+
+    assert dev and heldout
+    assert not {case.id for case in dev} & {case.id for case in heldout}
+    assert len(dev) + len(heldout) == len(every)
