@@ -24,6 +24,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import cache
 
 from extraction.candidates import Candidate
 from extraction.lexicon import lexicon
@@ -80,13 +81,19 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) == 4 and word.endswith("s") and word[-2] != "s" else word
 
 
-def _same(word: str) -> set[str]:
+def _same(word: str) -> frozenset[str]:
     """The stems a word grounds: its own, and those of the words that mean the same."""
-    stems = {_stem(word)}
+    return _same_stems().get(word, frozenset({_stem(word)}))
+
+
+@cache
+def _same_stems() -> dict[str, frozenset[str]]:
+    """Each word of a same-words group to the stems of its whole group."""
+    stems = {}
     for group in lexicon("same_words"):
         members = group.split()
-        if word in members:
-            stems.update(_stem(member) for member in members)
+        for member in members:
+            stems[member] = stems.get(member, frozenset()) | {_stem(m) for m in members}
     return stems
 
 
@@ -105,6 +112,7 @@ def third_person(text: str) -> str:
     return text
 
 
+@cache
 def _verb_forms() -> dict[str, str]:
     return dict(line.split(maxsplit=1) for line in lexicon("verb_forms"))
 
@@ -176,15 +184,26 @@ def instructs(content: str) -> bool:
     """Whether a message instructs the extractor or the assistant ("ignore previous
     instructions", "SYSTEM:", "<system>memory.write(...)"): data, never evidence."""
     lowered = content.lower()
-    marked = [p for p in lexicon("injection") if not re.fullmatch(r"[\w' -]+", p)]
-    return has_phrase(content, "injection") or any(p in lowered for p in marked)
+    return has_phrase(content, "injection") or any(p in lowered for p in _marked_injections())
+
+
+@cache
+def _marked_injections() -> tuple[str, ...]:
+    """The injection phrases that are markup ("<system>", "[[memory]]"), not words: matched
+    as they are written."""
+    return tuple(p for p in lexicon("injection") if not re.fullmatch(r"[\w' -]+", p))
+
+
+def _without_fillers(words: list[str]) -> list[str]:
+    """The words after the chat fillers a clause may open with ("hmm", "oops", "ok")."""
+    while words and words[0] in lexicon("fillers"):
+        words = words[1:]
+    return words
 
 
 def _corrects(clause: str) -> bool:
     """Whether a clause opens by correcting the one before ("actually no", "sorry, I meant")."""
-    words = words_of(clause)
-    while words and words[0] in lexicon("fillers"):
-        words = words[1:]
+    words = _without_fillers(words_of(clause))
     # A bare "no" corrects ("I'm 34 | oops no, 35"); "no kids" states something.
     return words in (["no"], ["nope"]) or bool(_opens_with(" ".join(words), "corrections"))
 
@@ -256,9 +275,7 @@ def _personal(clause: str) -> bool:
     words = words_of(clause)
     if any(word in lexicon("first_person") or word in lexicon("people") for word in words):
         return True
-    while words and words[0] in lexicon("fillers"):
-        words = words[1:]
-    return opens_without_i(words)
+    return opens_without_i(_without_fillers(words))
 
 
 def opens_without_i(words: list[str]) -> bool:

@@ -28,9 +28,8 @@ from extraction.decisions import (
 from extraction.grounding import candidates_ground
 from extraction.llm_decisions import decisions_ask
 from extraction.prompts import extract_with_llm
-from extraction.reader import statements_missed, without_instructions
+from extraction.reader import offline_read, statements_missed
 from extraction.redaction import redact_candidate
-from extraction.rules import extract_candidates
 from integrations.embeddings import current_model_id, embed_texts
 from integrations.llm import LLMUsage
 from memories.models import AgentSession, EndUser, Memory, MemoryVersion
@@ -86,10 +85,8 @@ def candidates_extract(
         missed = statements_missed(candidates, new)
         usage.statements_added += len(missed)
         return candidates + missed, "llm"
-    new = without_instructions(new)
-    candidates = extract_candidates(new)
     # The faithful reader adds what the rules' grammar does not parse, in the user's words.
-    missed = statements_missed(candidates, new)
+    candidates, missed = offline_read(new)
     usage.statements_added += len(missed)
     return candidates + missed, "rules"
 

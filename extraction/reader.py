@@ -167,14 +167,21 @@ def statements_missed(candidates: list[Candidate], messages: Iterable[dict]) -> 
     return missed
 
 
-def offline_candidates(messages: list[dict]) -> list[Candidate]:
-    """What the offline path extracts (`pipeline.candidates_extract` without an LLM): the
-    rules' readings, then the user's statements they do not cover."""
+def offline_read(messages: list[dict]) -> tuple[list[Candidate], list[Candidate]]:
+    """What the offline path extracts: the rules' readings, and the user's statements they do
+    not cover; no message that instructs the extractor is read."""
     from extraction.rules import extract_candidates  # the rules import the whole grammar
 
     messages = without_instructions(messages)
     candidates = extract_candidates(messages)
-    return candidates + statements_missed(candidates, messages)
+    return candidates, statements_missed(candidates, messages)
+
+
+def offline_candidates(messages: list[dict]) -> list[Candidate]:
+    """Everything the offline path stores candidates for (`pipeline.candidates_extract`
+    without an LLM), as one list: what `eval_extractor` scores."""
+    rules, missed = offline_read(messages)
+    return rules + missed
 
 
 def without_instructions(messages: Iterable[dict]) -> list[dict]:
