@@ -155,6 +155,16 @@ def test_redis_dying_under_traffic_leaves_every_endpoint_answering(tmp_path: Pat
     assert down[0][1]["memories"] == warm[1]["memories"]
 
 
+def _lisbon_extract(port: int, key: str) -> urllib.request.Request:
+    """A synchronous extraction of one message for a new user."""
+    said = {"role": "user", "content": "I live in Lisbon and my cat is called Miso."}
+    body = json.dumps({"user_id": str(uuid.uuid4()), "conversation": [said]}).encode()
+    return urllib.request.Request(
+        f"http://127.0.0.1:{port}/memories/extract", data=body, method="POST",
+        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+    )  # fmt: skip
+
+
 def test_a_hanging_llm_is_bounded_by_its_timeout_and_the_job_is_kept(install, llm_stub: LLMStub):
     env, _, key = install
     env = {**env, "OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": llm_stub.base_url,
@@ -162,12 +172,7 @@ def test_a_hanging_llm_is_bounded_by_its_timeout_and_the_job_is_kept(install, ll
            "MEMORY_LLM_BACKOFF": "0.01"}  # fmt: skip
     llm_stub.slow(30, times=10)  # every extraction call hangs past the timeout
     port = free_port()
-    said = {"role": "user", "content": "I live in Lisbon and my cat is called Miso."}
-    body = json.dumps({"user_id": str(uuid.uuid4()), "conversation": [said]}).encode()
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/memories/extract", data=body, method="POST",
-        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
-    )  # fmt: skip
+    request = _lisbon_extract(port, key)
 
     with gunicorn(port, env, workers=1):
         started = time.monotonic()
@@ -196,12 +201,7 @@ def test_a_model_slower_than_the_old_worker_timeout_still_answers_with_the_memor
               "category": "personal", "confidence": 0.9}  # fmt: skip
     llm_stub.slow(35, text=json.dumps({"memories": [lisbon]}))
     port = free_port()
-    said = {"role": "user", "content": "I live in Lisbon and my cat is called Miso."}
-    body = json.dumps({"user_id": str(uuid.uuid4()), "conversation": [said]}).encode()
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/memories/extract", data=body, method="POST",
-        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
-    )  # fmt: skip
+    request = _lisbon_extract(port, key)
 
     with gunicorn(port, env, workers=1), urllib.request.urlopen(request, timeout=300) as answer:
         saved = json.loads(answer.read())["memories_saved"]
