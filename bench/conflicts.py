@@ -32,7 +32,7 @@ from bench.llm import ItemCost, LLMServer, cost_summary
 from core.exceptions import UpstreamUnavailable
 from extraction.jobs import ExtractionFailed, extraction_perform
 from extraction.models import ExtractionJob
-from extraction.rules import extract_candidates
+from extraction.reader import offline_candidates
 from memories.models import EndUser, Memory, ReviewItem
 from tenants.models import Tenant
 from testing.llm_stub import LLMStub, StubRequest, content
@@ -277,7 +277,7 @@ def case_run(case: Case, *, tenant: Tenant, path: str, real_llm: bool = False) -
     second = _say(tenant, user_id, case.second.user, outcome)
     if path == "offline":
         outcome.extracted = bool(first_ids) and bool(
-            extract_candidates([{"role": "user", "content": case.second.user}])
+            offline_candidates([{"role": "user", "content": case.second.user}])
         )
     elif real_llm:
         # A real model may find nothing in either statement (the stub always answers the

@@ -21,8 +21,8 @@ from typing import Any
 from django.test.utils import override_settings
 
 from bench.llm import ItemCost, cost_summary
+from core.lexicon import lexicon
 from extraction.candidates import Candidate
-from extraction.lexicon import lexicon
 from integrations.llm import LLMError, LLMUsage
 
 DEFAULT_LABELLED_SET = Path(__file__).resolve().parent / "data" / "extraction_labelled.jsonl"

@@ -9,7 +9,7 @@ the decisions in the caller's transaction.
 
 For each candidate the judge sees its *neighbours*: the known memories that could be about the
 same thing, the nearest by cosine above a low floor (any category) plus every memory whose
-statements share a subject and attribute with it (`neighbours_find`).
+facets share a subject and attribute with it (`neighbours_find`).
 
 Candidates are decided in order, each against the known memories *and* the earlier candidates
 of the same conversation, exactly as if each had been stored before the next was looked at.
@@ -24,9 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from extraction.candidates import Candidate
-from extraction.judge import Relation, compare, distinct, statements_of
-from extraction.lexicon import lexicon
-from extraction.statements import Statement
+from extraction.judge import Relation, compare, distinct, facets_read, shares_attribute
+from memories.facets import Facet, subject_of
 from memories.models import Memory, ReviewItem
 from memories.text import content_hash
 
@@ -70,6 +69,9 @@ class KnownMemory:
     status: str
     content_hash: str
     vector: np.ndarray | None
+    # What the memory states (`memories.facets`): stored on the row, read from the text for a
+    # row stored before facets were (and for an earlier candidate).
+    stored_facets: tuple[Facet, ...] | None = None
 
     @classmethod
     def of(cls, memory: Memory, vector: np.ndarray | None) -> KnownMemory:
@@ -82,12 +84,16 @@ class KnownMemory:
             status=memory.status,
             content_hash=memory.content_hash,
             vector=vector,
+            stored_facets=None
+            if memory.facets is None
+            else tuple(Facet.of(data) for data in memory.facets),
         )
 
     @property
-    def statements(self) -> tuple[Statement, ...]:
-        """What the memory states, read by the offline reader (cached by text)."""
-        return statements_of(self.caption, self.full_text)
+    def facets(self) -> tuple[Facet, ...]:
+        if self.stored_facets is not None:
+            return self.stored_facets
+        return facets_read(self.caption, self.full_text)
 
 
 @dataclass(frozen=True)
@@ -169,9 +175,9 @@ def _similarity(vector: np.ndarray, memory: KnownMemory) -> float:
     return float(np.dot(vector, memory.vector))
 
 
-def _shares_attribute(new: tuple[Statement, ...], old: tuple[Statement, ...]) -> bool:
-    pairs = {(s.subject, s.attribute.split(":", 1)[0]) for s in new}
-    return any((s.subject, s.attribute.split(":", 1)[0]) in pairs for s in old)
+def candidate_facets(candidate: Candidate) -> tuple[Facet, ...]:
+    """What a candidate states, read from its caption and full text."""
+    return facets_read(candidate.caption, candidate.full_text)
 
 
 def neighbours_find(
@@ -182,11 +188,11 @@ def neighbours_find(
     scored.sort(key=lambda n: n.similarity, reverse=True)
     close = [n for n in scored if n.similarity >= NEIGHBOUR_FLOOR][:NEIGHBOUR_LIMIT]
     chosen = {n.memory.ref for n in close}
-    statements = statements_of(candidate.caption, candidate.full_text)
-    if statements:
+    facets = candidate_facets(candidate)
+    if facets:
         for neighbour in scored:
-            if neighbour.memory.ref not in chosen and _shares_attribute(
-                statements, neighbour.memory.statements
+            if neighbour.memory.ref not in chosen and shares_attribute(
+                facets, neighbour.memory.facets
             ):
                 close.append(neighbour)
                 chosen.add(neighbour.memory.ref)
@@ -195,11 +201,11 @@ def neighbours_find(
 
 def rules_judge(candidate: Candidate, neighbours: list[Neighbour]) -> Judgement:
     """The offline judge over a candidate's neighbours (see `extraction.judge`)."""
-    statements = statements_of(candidate.caption, candidate.full_text)
+    facets = candidate_facets(candidate)
     contradicted: list[tuple[Neighbour, str, bool]] = []
     same: tuple[Neighbour, str] | None = None
     for neighbour in neighbours:
-        found = compare(statements, neighbour.memory.statements)
+        found = compare(facets, neighbour.memory.facets)
         if found is None:
             continue
         if found.relation == Relation.CONTRADICTS:
@@ -219,19 +225,6 @@ def rules_judge(candidate: Candidate, neighbours: list[Neighbour]) -> Judgement:
     return Judgement(Verdict.NEW)
 
 
-def subject_of(caption: str) -> str:
-    """Whom a caption is about: "user", or the person it names ("User's brother lives..." is
-    about the brother; "User's job is..." is about the user). Read from the people lexicon."""
-    words = caption.lower().replace("\u2019", "'").split()
-    if len(words) < 2 or words[0] != "user's":
-        return "user"
-    for size in (3, 2, 1):  # "best friend", "mother-in-law", then one word
-        phrase = " ".join(words[1 : 1 + size]).strip(",.;:")
-        if phrase in lexicon("people"):
-            return phrase
-    return "user"
-
-
 def different_people(candidate: Candidate, memory: KnownMemory) -> bool:
     """Whether the two facts are about different people (read from the captions)."""
     return subject_of(candidate.caption) != subject_of(memory.caption)
@@ -243,12 +236,12 @@ def _merge_agreed(candidate: Candidate, target: Neighbour) -> bool:
     about one person, pet or value into another's."""
     if different_people(candidate, target.memory):
         return False
-    new = statements_of(candidate.caption, candidate.full_text)
-    if distinct(new, target.memory.statements):
+    new = candidate_facets(candidate)
+    if distinct(new, target.memory.facets):
         return False
     if target.similarity >= NEAR_DUPLICATE_SIMILARITY:
         return True
-    found = compare(new, target.memory.statements)
+    found = compare(new, target.memory.facets)
     return found is not None and found.relation == Relation.SAME
 
 
@@ -350,15 +343,14 @@ def _decide_one(
 
 
 def _restates(candidate: Candidate, nearest: Neighbour, signal: str) -> bool:
-    """A near-identical memory is the same fact reworded, unless the statements visibly differ
+    """A near-identical memory is the same fact reworded, unless the facets visibly differ
     (another person, another pet, another value). The lower bar is for the offline judge only:
     an LLM that read both and answered "new" is not overruled below NEAR_DUPLICATE_SIMILARITY."""
     lower = signal == ReviewItem.Signal.RULES and nearest.memory.category == candidate.category
     threshold = RESTATEMENT_SIMILARITY if lower else NEAR_DUPLICATE_SIMILARITY
     if nearest.similarity < threshold or different_people(candidate, nearest.memory):
         return False
-    statements = statements_of(candidate.caption, candidate.full_text)
-    return not distinct(statements, nearest.memory.statements)
+    return not distinct(candidate_facets(candidate), nearest.memory.facets)
 
 
 def _learn(known: list[KnownMemory], decision: Decision, position: int) -> None:
@@ -367,6 +359,7 @@ def _learn(known: list[KnownMemory], decision: Decision, position: int) -> None:
     if decision.action == Action.MERGE:
         target = next(memory for memory in known if memory.ref == decision.target)
         # A merge keeps the more detailed wording, and with it that wording's hash and vector.
+        target.stored_facets = tuple(dict.fromkeys((*target.facets, *candidate_facets(candidate))))
         if len(candidate.full_text) > len(target.full_text):
             target.caption = candidate.caption
             target.full_text = candidate.full_text

@@ -14,7 +14,7 @@ candidate is repaired where a closed-class rewrite is enough, else refused with 
 - `ungrounded`: a value the user never wrote: not in the user's own messages (the assistant's
   turns, the prompt's examples and messages that instruct the extractor do not count).
 
-Every word list is a lexicon file (`extraction/lexicons/`). The check is pure: the caller counts
+Every word list is a lexicon file (`core/lexicons/`). The check is pure: the caller counts
 the refusals (the job's `candidates_refused`, the metric `memory_candidates_refused`).
 """
 
@@ -26,12 +26,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cache
 
+from core.lexicon import lexicon, words_of
 from extraction.candidates import Candidate
-from extraction.lexicon import lexicon
 from memories.text import CAPTION_MAX_LENGTH, states_a_fact
 
-# Letters of any script ("Inês", "Zürich", "東京"), digits, inner apostrophes and hyphens.
-_WORD = re.compile(r"[^\W_][\w'\u2019-]*")
 # A capitalised word after the first: a name the user must have written ("Tom", "McDonald's",
 # "PhD", "YouTube").
 _NAME = re.compile(r"(?<!^)\b[A-Z][\w'\u2019-]*")
@@ -63,11 +61,6 @@ class Grounded:
 
     candidate: Candidate | None
     reason: str = ""
-
-
-def words_of(text: str) -> list[str]:
-    """The lower-cased words of `text`, in any script, with inner apostrophes and hyphens."""
-    return _WORD.findall(text.lower().replace("\u2019", "'"))
 
 
 def _stem(word: str) -> str:

@@ -28,7 +28,7 @@ from extraction.decisions import (
 from extraction.grounding import candidates_ground
 from extraction.llm_decisions import decisions_ask
 from extraction.prompts import extract_with_llm
-from extraction.reader import offline_read, statements_missed
+from extraction.reader import offline_candidates, statements_missed
 from extraction.redaction import redact_candidate
 from integrations.embeddings import current_model_id, embed_texts
 from integrations.llm import LLMUsage
@@ -58,7 +58,7 @@ class Usage(LLMUsage):
 def candidates_extract(
     messages: list[dict[str, str]], usage: Usage, *, read_before: int = 0
 ) -> tuple[list[Candidate], str]:
-    """Step 3: candidates from the LLM when configured, else from the offline rules.
+    """Step 3: candidates from the LLM when configured, else from the offline reader.
 
     Only the messages after the first `read_before` are read: those were read by earlier
     extractions, and the LLM sees the last of them as context only.
@@ -85,10 +85,7 @@ def candidates_extract(
         missed = statements_missed(candidates, new)
         usage.statements_added += len(missed)
         return candidates + missed, "llm"
-    # The faithful reader adds what the rules' grammar does not parse, in the user's words.
-    candidates, missed = offline_read(new)
-    usage.statements_added += len(missed)
-    return candidates + missed, "rules"
+    return offline_candidates(new), "rules"
 
 
 def known_memories_load(end_user: EndUser) -> tuple[list[KnownMemory], dict[str, Memory]]:

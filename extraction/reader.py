@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from core.lexicon import lexicon
 from extraction.candidates import Candidate
 from extraction.grounding import (
     has_phrase,
@@ -27,7 +28,6 @@ from extraction.grounding import (
     user_statements,
     words_of,
 )
-from extraction.lexicon import lexicon
 from memories.models import Memory
 from memories.text import CAPTION_MAX_LENGTH, states_a_fact
 
@@ -35,7 +35,7 @@ CONFIDENCE = 0.7
 # A clause goes on with another subject after "and" / "but" ("I'm vegan and my partner is a
 # nurse"): each is its own statement.
 _SUBJECT_BREAK = re.compile(
-    r"\s*(?:\s(?:and|but|while|plus)|&|\+)\s+"
+    r"\s*(?:\s(?:and|but|while|plus)|&|\+)(?:\s+(?:now|then|also|so|since))?\s+"
     r"(?=(?:i|i'm|im|i've|ive|my|our|we|we're|it|it's|its|she|she's|he|he's|they|they're)\b)",
     re.I,
 )
@@ -44,14 +44,30 @@ _IS = re.compile(r"^(User's \S+?)'s\b(?!\s+(?:a|an|the)?\s*\S+\s+(?:is|are|was)\
 
 
 def _parts(clause: str) -> list[str]:
-    return [part.strip() for part in _SUBJECT_BREAK.split(clause) if part.strip()]
+    """The clause's statements: split at a new subject, and at "and" before a verb that
+    leaves the "I" out ("I'm 41 and have bad knees")."""
+    parts = []
+    for part in _SUBJECT_BREAK.split(clause):
+        pieces = part.split(" and ")
+        parts.append(pieces[0])
+        for piece in pieces[1:]:
+            if opens_without_i(words_of(piece)) and len(words_of(parts[-1])) > 1:
+                parts.append(piece)
+            else:
+                parts[-1] = f"{parts[-1]} and {piece}"
+    return [part.strip() for part in parts if part.strip()]
 
 
 def _opening(part: str) -> str:
     """The clause without the chat words it may open with ("lol", "ok so", "btw")."""
     words = part.split()
-    while words and words[0].lower().strip(",.!") in lexicon("fillers"):
-        words = words[1:]
+    while words:
+        if " ".join(words[:2]).lower().strip(",.!") in lexicon("fillers"):
+            words = words[2:]
+        elif words[0].lower().strip(",.!") in lexicon("fillers"):
+            words = words[1:]
+        else:
+            break
     return " ".join(words)
 
 
@@ -97,10 +113,7 @@ def _resolved(part: str, person: str) -> str:
 
 
 def _caption(part: str) -> str:
-    caption = tidy_caption(third_person(part))
-    if not states_a_fact(caption):
-        caption = _IS.sub(r"\1 is", caption)
-    return caption
+    return _IS.sub(r"\1 is", tidy_caption(third_person(part)))
 
 
 def _category(caption: str) -> str:
@@ -127,7 +140,7 @@ def read_statements(messages: Iterable[dict]) -> list[Candidate]:
                 or not states_a_fact(caption)
                 or has_phrase(caption, "not_durable")
                 or has_phrase(caption, "passing_states")
-                or len(words_of(caption)) < 3
+                or len(words_of(caption)) < 2
                 or has_phrase(caption, "vague")
             ):
                 continue
@@ -167,21 +180,10 @@ def statements_missed(candidates: list[Candidate], messages: Iterable[dict]) -> 
     return missed
 
 
-def offline_read(messages: list[dict]) -> tuple[list[Candidate], list[Candidate]]:
-    """What the offline path extracts: the rules' readings, and the user's statements they do
-    not cover; no message that instructs the extractor is read."""
-    from extraction.rules import extract_candidates  # the rules import the whole grammar
-
-    messages = without_instructions(messages)
-    candidates = extract_candidates(messages)
-    return candidates, statements_missed(candidates, messages)
-
-
 def offline_candidates(messages: list[dict]) -> list[Candidate]:
-    """Everything the offline path stores candidates for (`pipeline.candidates_extract`
-    without an LLM), as one list: what `eval_extractor` scores."""
-    rules, missed = offline_read(messages)
-    return rules + missed
+    """What the offline path stores candidates for (`pipeline.candidates_extract` without an
+    LLM): the user's own statements, no message that instructs the extractor read."""
+    return read_statements(without_instructions(messages))
 
 
 def without_instructions(messages: Iterable[dict]) -> list[dict]:

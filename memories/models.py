@@ -87,6 +87,10 @@ class Memory(models.Model):
     confidence = models.FloatField(default=1.0)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.ACTIVE)
     content_hash = models.CharField(max_length=64)
+    # What the memory states, as the extractor read it (`memories.facets`: whose fact, which
+    # attribute, what value, polarity); the conflict judge compares these. NULL for a row stored
+    # before facets were: read from its text when first compared.
+    facets = models.JSONField(null=True, blank=True, default=None)
     # Dimension-free so that a change of embedding model needs a `reembed`, not a migration.
     embedding = VectorField(null=True, blank=True)
     embedding_model = models.CharField(max_length=100, blank=True)

@@ -204,7 +204,7 @@ def extracting_chat_reply(
     """A reply that answers like an extracting LLM, instantly: `extract`'s facts as JSON.
 
     `extract` takes the conversation's messages and returns candidates with a caption,
-    full_text, category and confidence (as `extraction.rules.extract_candidates` does: the
+    full_text, category and confidence (as `extraction.reader.offline_candidates` does: the
     caller hands it in, so the stub stays free of the project). Decision prompts (facts quoted
     between <facts> tags) get no decisions, so the offline judge decides.
     """

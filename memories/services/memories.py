@@ -11,6 +11,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from core.exceptions import NotFound
+from memories.facets import facets_of
 from memories.models import AgentSession, DeletionRecord, EndUser, Memory, MemoryVersion, ReviewItem
 from memories.selectors import VISIBLE_STATUSES
 from memories.signals import memories_changed_on_commit
@@ -74,8 +75,10 @@ def memory_create(
     actor_type: str = MemoryVersion.Actor.SYSTEM,
     actor: str = "",
     use_when: str = "",
+    facets: list[dict] | None = None,
 ) -> Memory:
-    """Store a new memory and its first version."""
+    """Store a new memory and its first version; its facets are read from its text unless the
+    extractor passes what it read."""
     memory = Memory.objects.create(
         end_user=end_user,
         caption=caption,
@@ -88,6 +91,7 @@ def memory_create(
         embedding_model=embedding_model if embedding is not None else "",
         status=status,
         source_session=source_session,
+        facets=facets if facets is not None else facets_of(caption, full_text),
     )
     memory_version_record(
         memory=memory, action=MemoryVersion.Action.CREATED, actor_type=actor_type, actor=actor
@@ -111,9 +115,14 @@ def memory_merge(
 ) -> Memory:
     """Fold a near-duplicate statement into an existing memory as a new version.
 
-    The more detailed wording wins, so a merge never loses information.
+    The more detailed wording wins, so a merge never loses information; the memory keeps the
+    facets of both statements.
     """
     caption_before, full_text_before = memory.caption, memory.full_text
+    known = (
+        memory.facets if memory.facets is not None else facets_of(caption_before, full_text_before)
+    )
+    memory.facets = [*known, *(f for f in facets_of(caption, full_text) if f not in known)]
     if len(full_text) > len(memory.full_text):
         memory.caption, memory.full_text, memory.content_hash = caption, full_text, content_hash
         if embedding is not None:

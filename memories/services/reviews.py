@@ -32,6 +32,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from integrations.embeddings import EmbeddingError, current_model_id, embed_texts
+from memories.facets import facets_of
 from memories.models import (
     DeletionRecord,
     Memory,
@@ -289,6 +290,7 @@ def _merge(
     else:
         caption_before, full_text_before = target.caption, target.full_text
         target.caption, target.full_text, target.content_hash = caption, full_text, text_hash
+        target.facets = facets_of(caption, full_text)  # the operator's text is the fact now
         target.embedding, target.embedding_model = vector.values, vector.model_id
         target.status = Memory.Status.ACTIVE
         if new is not None:
@@ -392,6 +394,7 @@ def _memory_operator_edit_locked(
         if vector is None:  # the text changed again since the caller embedded it
             vector = _embed(caption, full_text)
         memory.caption, memory.full_text, memory.content_hash = caption, full_text, text_hash
+        memory.facets = facets_of(caption, full_text)
         memory.embedding, memory.embedding_model = vector.values, vector.model_id
     memory.category, memory.confidence = category, confidence
     memory.save()

@@ -255,7 +255,7 @@ def test_the_server_falls_back_to_the_service_variables(labelled, llm_stub, sett
     # `--llm-base-url stub` and an explicit --extractor both keep the offline extractor.
     assert run_eval("--path", str(labelled), "--llm-base-url", "stub")["usage"]["llm_calls"] == 0
     offline = run_eval(
-        "--path", str(labelled), "--extractor", "extraction.rules.extract_candidates"
+        "--path", str(labelled), "--extractor", "extraction.reader.offline_candidates"
     )
     assert offline["llm"] == "none (offline extractor)"
     assert len(llm_stub.calls) == 1

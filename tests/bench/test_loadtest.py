@@ -12,7 +12,7 @@ from bench.loadtest.seeding import (
     memories_unseed,
     prompt_stream,
 )
-from extraction.rules import extract_candidates
+from extraction.reader import offline_candidates
 from integrations.embeddings import current_model_id
 from memories.models import Memory
 from testing.llm_stub import LLMStub, extracting_chat_reply
@@ -68,7 +68,7 @@ def test_the_rules_stub_llm_answers_extraction_and_leaves_decisions_to_the_offli
         with urllib.request.urlopen(request, timeout=5) as response:
             return json.loads(response.read())["choices"][0]["message"]["content"]
 
-    stub = LLMStub().always(extracting_chat_reply(extract_candidates)).start()
+    stub = LLMStub().always(extracting_chat_reply(offline_candidates)).start()
     try:
         conversation = json.dumps({"role": "user", "content": "I work as a nurse in Leeds."})
         facts = json.loads(ask(stub, f"<conversation>\n{conversation}\n</conversation>"))

@@ -17,7 +17,7 @@ from django.db.backends import utils as db_utils
 from django.db.models import Sum
 
 from extraction.models import ExtractionJob
-from extraction.rules import extract_candidates
+from extraction.reader import offline_candidates
 from tenants.models import TenantUsage
 from testing.llm_stub import extracting_chat_reply
 from tests.factories import TenantFactory, api_key_for, dashboard_populate
@@ -86,7 +86,7 @@ def _index_queries(page, live_server, server_queries: list[str]) -> int:
 def test_the_dashboard_shows_what_the_service_did_today(
     page, live_server, llm_settings, server_queries, screenshot
 ):
-    llm_settings.always(extracting_chat_reply(extract_candidates))
+    llm_settings.always(extracting_chat_reply(offline_candidates))
     tenant = TenantFactory(name="acme-chat")
     key = api_key_for(tenant)
     user = str(uuid.uuid4())

@@ -17,7 +17,7 @@ import psutil
 import pytest
 
 from config.embedded import ensure_embedded_postgres, stop_embedded_postgres
-from extraction.rules import extract_candidates
+from extraction.reader import offline_candidates
 from testing.llm_stub import LLMStub, extracting_chat_reply
 from tests.processes import clean_env, free_port, gunicorn, manage
 
@@ -75,7 +75,7 @@ def test_a_worker_killed_mid_extraction_keeps_the_conversation_for_the_stalled_j
     env = {**env, "OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": llm_stub.base_url,
            "MEMORY_EXTRACTOR": "llm"}  # fmt: skip
     # The first extraction hangs on its LLM call.
-    llm_stub.always(extracting_chat_reply(extract_candidates)).slow(25)
+    llm_stub.always(extracting_chat_reply(offline_candidates)).slow(25)
     port = free_port()
     user_id = str(uuid.uuid4())
     said = {"role": "user", "content": "I live in Lisbon and my cat is called Miso."}

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from extraction.judge import Relation, compare, statements_of
-from extraction.rules import extract_candidates
+from extraction.judge import Relation, compare, facets_read
+from extraction.reader import offline_candidates
 
 DATA = Path(__file__).resolve().parent / "data"
 EXPECTED = {"C": Relation.CONTRADICTS, "S": Relation.SAME, "N": None}
@@ -32,8 +32,8 @@ def relation(new: list, old: list) -> Relation | None:
     for candidate in new:
         for memory in old:
             result = compare(
-                statements_of(candidate.caption, candidate.full_text),
-                statements_of(memory.caption, memory.full_text),
+                facets_read(candidate.caption, candidate.full_text),
+                facets_read(memory.caption, memory.full_text),
             )
             if result and (found is None or result.relation == Relation.CONTRADICTS):
                 found = result.relation
@@ -42,8 +42,8 @@ def relation(new: list, old: list) -> Relation | None:
 
 @pytest.mark.parametrize(("kind", "first", "second"), pairs("everyday_pairs.txt"))
 def test_what_people_type_is_extracted_and_judged(kind, first, second):
-    old = extract_candidates([{"role": "user", "content": first}])
-    new = extract_candidates([{"role": "user", "content": second}])
+    old = offline_candidates([{"role": "user", "content": first}])
+    new = offline_candidates([{"role": "user", "content": second}])
 
     found = relation(new, old)
     if kind == "N":
@@ -55,7 +55,7 @@ def test_what_people_type_is_extracted_and_judged(kind, first, second):
 
 @pytest.mark.parametrize(("kind", "stored", "new"), pairs("llm_worded_pairs.txt"))
 def test_what_llms_word_is_judged(kind, stored, new):
-    found = compare(statements_of(new, new), statements_of(stored, stored))
+    found = compare(facets_read(new, new), facets_read(stored, stored))
     relation_found = found.relation if found else None
 
     if kind == "N":

@@ -27,7 +27,7 @@ from bench.llm import llm_arguments_add, llm_server
 from bench.loadtest.server import gunicorn_server
 from bench.recall import bench_tenant_delete, bench_tenant_reset
 from extraction.models import ExtractionJob
-from extraction.rules import extract_candidates
+from extraction.reader import offline_candidates
 from tenants.models import Tenant, TenantAPIKey
 from testing.llm_stub import LLMStub, extracting_chat_reply
 
@@ -63,7 +63,7 @@ class Command(BaseCommand):
         _, api_key = TenantAPIKey.objects.create_key(tenant=tenant, name="bench_extract_http")
         with ExitStack() as stack:
             if server is None:
-                stub = LLMStub().always(extracting_chat_reply(extract_candidates)).start()
+                stub = LLMStub().always(extracting_chat_reply(offline_candidates)).start()
                 stack.callback(stub.stop)
                 llm = {"OPENAI_BASE_URL": stub.base_url, "OPENAI_API_KEY": "bench-stub"}
             else:

@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from bench.loadtest.client import extract_request, http_load, relevant_request
 from bench.loadtest.seeding import end_users_create, memories_seed, memories_unseed, prompt_stream
 from bench.loadtest.server import gunicorn_server
-from extraction.rules import extract_candidates
+from extraction.reader import offline_candidates
 from memories.models import EndUser, Memory
 from tenants.models import Tenant, TenantAPIKey
 from testing.llm_stub import LLMStub, extracting_chat_reply
@@ -171,7 +171,7 @@ class Command(BaseCommand):
                 address=address, api_key=api_key, make_request=make, clients=1, total=count
             )
             results["offline_extractor"] = result.summary()
-        stub = LLMStub().always(extracting_chat_reply(extract_candidates)).start()
+        stub = LLMStub().always(extracting_chat_reply(offline_candidates)).start()
         try:
             env = self._env(
                 MEMORY_EXTRACTOR="llm", OPENAI_API_KEY="bench-stub", OPENAI_BASE_URL=stub.base_url

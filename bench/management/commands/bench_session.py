@@ -14,7 +14,7 @@ from django.test.utils import override_settings
 from bench.llm import llm_arguments_add, llm_server
 from bench.recall import bench_tenant_delete, bench_tenant_reset
 from bench.session import WINDOW, session_load, session_play
-from extraction.rules import extract_candidates
+from extraction.reader import offline_candidates
 from testing.llm_stub import LLMStub, extracting_chat_reply
 
 
@@ -84,7 +84,7 @@ class Command(BaseCommand):
 @contextmanager
 def _stub() -> Iterator[LLMStub]:
     """The in-process stub answering like an extracting LLM (the offline rules' facts)."""
-    stub = LLMStub().always(extracting_chat_reply(extract_candidates)).start()
+    stub = LLMStub().always(extracting_chat_reply(offline_candidates)).start()
     try:
         yield stub
     finally:

@@ -1,4 +1,4 @@
-"""Vocabulary kept as data: one entry per line in `extraction/lexicons/<name>.txt`.
+"""Vocabulary kept as data: one entry per line in `core/lexicons/<name>.txt`.
 
 Closed classes (the people a fact can be about, ...) live in these files, not in regex literals
 spread over modules, so that a word is added in one place and every reader sees it.
@@ -6,10 +6,13 @@ spread over modules, so that a word is added in one place and every reader sees 
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 
 LEXICONS = Path(__file__).resolve().parent / "lexicons"
+# Letters of any script ("Inês", "Zürich", "東京"), digits, inner apostrophes and hyphens.
+_WORD = re.compile(r"[^\W_][\w'\u2019-]*")
 
 
 @cache
@@ -21,3 +24,9 @@ def lexicon(name: str) -> frozenset[str]:
         if entry:
             entries.add(entry)
     return frozenset(entries)
+
+
+def words_of(text: str) -> list[str]:
+    """The lower-cased words of `text`, in any script, with inner apostrophes and hyphens:
+    the one tokeniser of the readers, the grounding check and the judge."""
+    return _WORD.findall(text.lower().replace("\u2019", "'"))
