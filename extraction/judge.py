@@ -14,7 +14,7 @@ from functools import cache
 
 from core.lexicon import lexicon
 from memories.attributes import PRACTICE, attribute
-from memories.facets import Facet, read
+from memories.facets import Facet, kind_of, read
 
 
 class Relation(enum.StrEnum):
@@ -102,7 +102,10 @@ def pair_relation(new: Facet, old: Facet) -> Comparison | None:
         return None
     if new.positive != old.positive:
         # A negation without a value ends whatever value was held ("got laid off").
-        if _same_value(new.value, old.value) or not (new.value and old.value):
+        same = _same_value(new.value, old.value) or kind_of(new.value) == kind_of(old.value)
+        # Quitting a habit ends it whatever was said of it ("smokes half a pack a day").
+        same = same or (new.change and not new.positive and new.attribute.startswith(PRACTICE))
+        if same or not (new.value and old.value):
             value = old.value or new.value
             return Comparison(
                 Relation.CONTRADICTS,

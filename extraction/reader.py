@@ -28,6 +28,7 @@ from extraction.grounding import (
     user_statements,
     words_of,
 )
+from memories.facets import read as read_facets
 from memories.models import Memory
 from memories.text import CAPTION_MAX_LENGTH, states_a_fact
 
@@ -116,6 +117,12 @@ def _caption(part: str) -> str:
     return _IS.sub(r"\1 is", tidy_caption(third_person(part)))
 
 
+def _announces_change(part: str) -> bool:
+    """Whether a clause announces a change the registry knows ("just turned 42 yesterday",
+    "moved to Lisbon last week"): kept although it names a time."""
+    return any(facet.change for facet in read_facets(_caption(part)))
+
+
 def _category(caption: str) -> str:
     for category in ("technical", "project", "preference"):
         if has_phrase(caption, f"category_{category}"):
@@ -132,7 +139,7 @@ def read_statements(messages: Iterable[dict]) -> list[Candidate]:
         for part in _parts(clause):
             part = _in_first_person(_resolved(_opening(part), person))
             person = _last_person(part, person)
-            if not part or has_phrase(part, "temporary"):
+            if not part or (has_phrase(part, "temporary") and not _announces_change(part)):
                 continue
             caption = _caption(part)
             if (

@@ -35,7 +35,7 @@ class Attribute:
     fixed: dict[str, str]
     values: dict[str, str]  # each way of saying a value -> its canonical form
     numeric: bool
-    compatible: tuple[frozenset[str], ...]
+    compatible: tuple[tuple[str, ...], ...]
     means: dict[str, str]  # "[not ]<verb> <object>" -> the value it states
 
     def value_of(self, text: str) -> str:
@@ -43,7 +43,8 @@ class Attribute:
         return self.values.get(text, "")
 
     def compatible_values(self, a: str, b: str) -> bool:
-        return any(a in group and b in group for group in self.compatible)
+        """Whether two values hold together (a halal diet and a vegetarian one)."""
+        return any({a, b} <= set(group) and group[0] in {a, b} for group in self.compatible)
 
 
 def _value_lexicon(name: str) -> dict[str, str]:
@@ -85,7 +86,7 @@ def registry() -> dict[str, Attribute]:
             fixed=dict(entry.get("fixed", {})),
             values=_values(entry.get("values")),
             numeric=entry.get("values") == "numbers",
-            compatible=tuple(frozenset(group) for group in entry.get("compatible", ())),
+            compatible=tuple(tuple(group) for group in entry.get("compatible", ())),
             means=dict(entry.get("means", {})),
         )
         for name, entry in table.items()

@@ -95,6 +95,17 @@ def _cut(words: list[str]) -> list[str]:
     return words
 
 
+def kind_of(value: str) -> str:
+    """What kind of person or pet a value names ("daughter" is one of the user's kids), for
+    "User has no kids" against "User's daughter ..."; the value itself when none is listed."""
+    return _kinds().get(value, value)
+
+
+@cache
+def _kinds() -> dict[str, str]:
+    return dict(line.split(maxsplit=1) for line in lexicon("person_kinds"))
+
+
 def _key(word: str) -> str:
     """A word as values are compared: "peanuts" and "peanut", "kids" and "children" agree."""
     for group in lexicon("same_words"):
@@ -108,12 +119,17 @@ def _verb(word: str) -> str:
     """A verb's root as practices are compared ("smokes", "smoking" and "smoke" agree)."""
     word = _participles().get(word, word)
     for suffix in ("ing", "ies", "es", "ed", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 2:
             word = word[: -len(suffix)]
             break
     if len(word) > 3 and word[-1] == word[-2]:
         word = word[:-1]
     return word.rstrip("e")
+
+
+@cache
+def _empty_words() -> frozenset[str]:
+    return lexicon("generic_words") | lexicon("quantities")
 
 
 @cache
@@ -137,8 +153,14 @@ def _value(entry: Attribute, words: list[str]) -> str | None:
                 if found:
                     return found
         return None
-    kept = _strip(_cut(words), "quantities")
-    return " ".join(_key(word) for word in kept if word not in lexicon("generic_words"))
+    if entry.name == PRACTICE:
+        # What a practice is done to, with where and what for ("vintage violins from Quito"
+        # and "from Hanoi" are two things): only the words that carry nothing are dropped.
+        kept = [word for word in words if word not in lexicon("value_breaks")]
+    else:
+        kept = _cut(words)
+    kept = _strip(kept, "quantities")
+    return " ".join(_key(word) for word in kept if word not in _empty_words())
 
 
 def _readings(subject: str, words: list[str], positive: bool, past: bool) -> list[Facet]:
@@ -215,7 +237,7 @@ def _meant(facet: Facet) -> list[Facet]:
         Facet(facet.subject, name, value, True, facet.change, facet.past)
         for said, held, name, value in _meanings()
         if said.attribute == facet.attribute
-        and said.value == facet.value
+        and set(said.value.split()) <= set(facet.value.split())
         and held == facet.positive
     ]
 

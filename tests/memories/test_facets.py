@@ -37,7 +37,10 @@ def test_a_registry_entry_is_a_new_kind_of_fact():
         ("User's partner is a nurse", Facet("partner", "job", "nurse")),
         ("User is fully plant-based", Facet("user", "diet", "vegan")),
         ("User is not a morning person", Facet("user", "chronotype", "morning person", False)),
-        ("User moved up to Edinburgh in March", Facet("user", "residence", "edinburgh", True, True)),
+        (
+            "User moved up to Edinburgh in March",
+            Facet("user", "residence", "edinburgh", True, True),
+        ),
         ("User used to be a chef", Facet("user", "job", "chef", past=True)),
         ("The user mentioned being 42", Facet("user", "age", "42")),
         ("User's shellfish allergy is gone", Facet("user", "allergy", "shellfish", False)),
