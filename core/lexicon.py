@@ -26,6 +26,12 @@ def lexicon(name: str) -> frozenset[str]:
     return frozenset(entries)
 
 
+@cache
+def pairs(name: str) -> dict[str, str]:
+    """A lexicon of pairs, "word other" per line (`verb_forms`, `participles`), as a mapping."""
+    return dict(entry.split(maxsplit=1) for entry in lexicon(name))
+
+
 def words_of(text: str) -> list[str]:
     """The lower-cased words of `text`, in any script, with inner apostrophes and hyphens:
     the one tokeniser of the readers, the grounding check and the judge."""

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from extraction.candidates import Candidate
-from extraction.judge import Relation, compare, distinct, facets_read, shares_attribute
-from memories.facets import Facet, subject_of
+from extraction.judge import Relation, compare, distinct, shares_attribute
+from memories.facets import Facet, facets_read, subject_of
 from memories.models import Memory, ReviewItem
 from memories.text import content_hash
 

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cache
 
-from core.lexicon import lexicon, words_of
+from core.lexicon import lexicon, pairs, words_of
 from extraction.candidates import Candidate
 from memories.text import CAPTION_MAX_LENGTH, states_a_fact
 
@@ -105,11 +105,6 @@ def third_person(text: str) -> str:
     return text
 
 
-@cache
-def _verb_forms() -> dict[str, str]:
-    return dict(line.split(maxsplit=1) for line in lexicon("verb_forms"))
-
-
 def _agree(rest: str) -> str:
     """The words after "I" with their verb in the third person ("really like" is "really
     likes"; "don't" is "doesn't"); a past tense, a modal or "used to" stays."""
@@ -121,7 +116,7 @@ def _agree(rest: str) -> str:
         return rest
     verb = words[at]
     lowered = verb.lower().replace("\u2019", "'")
-    forms = _verb_forms()
+    forms = pairs("verb_forms")
     if lowered in forms:
         words[at] = forms[lowered]
     elif not lowered.endswith("ed") and lowered.isalpha():

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from functools import cache
 
 from core.lexicon import lexicon
 from memories.attributes import PRACTICE, attribute
-from memories.facets import Facet, kind_of, read
+from memories.facets import Facet, kind_of
 
 
 class Relation(enum.StrEnum):
@@ -29,12 +28,6 @@ class Comparison:
     relation: Relation
     reason: str
     explicit_update: bool = False
-
-
-@cache
-def facets_read(*texts: str) -> tuple[Facet, ...]:
-    """The facets of a memory's texts (cached by text: a conversation compares each often)."""
-    return tuple(dict.fromkeys(facet for text in texts for facet in read(text)))
 
 
 def _same_value(a: str, b: str) -> bool:

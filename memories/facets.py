@@ -18,8 +18,8 @@ import re
 from dataclasses import asdict, dataclass, replace
 from functools import cache
 
-from core.lexicon import lexicon, words_of
-from memories.attributes import PRACTICE, Attribute, registry
+from core.lexicon import lexicon, pairs, words_of
+from memories.attributes import PRACTICE, Attribute, attribute, registry
 
 
 @dataclass(frozen=True)
@@ -98,26 +98,25 @@ def _cut(words: list[str]) -> list[str]:
 def kind_of(value: str) -> str:
     """What kind of person or pet a value names ("daughter" is one of the user's kids), for
     "User has no kids" against "User's daughter ..."; the value itself when none is listed."""
-    return _kinds().get(value, value)
+    return pairs("person_kinds").get(value, value)
 
 
 @cache
-def _kinds() -> dict[str, str]:
-    return dict(line.split(maxsplit=1) for line in lexicon("person_kinds"))
+def _same_word_heads() -> dict[str, str]:
+    """Each word of a same-words group to the group's first word."""
+    return {word: group.split()[0] for group in lexicon("same_words") for word in group.split()}
 
 
 def _key(word: str) -> str:
     """A word as values are compared: "peanuts" and "peanut", "kids" and "children" agree."""
-    for group in lexicon("same_words"):
-        members = group.split()
-        if word in members:
-            return members[0]
+    if word in _same_word_heads():
+        return _same_word_heads()[word]
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def _verb(word: str) -> str:
     """A verb's root as practices are compared ("smokes", "smoking" and "smoke" agree)."""
-    word = _participles().get(word, word)
+    word = pairs("participles").get(word, word)
     for suffix in ("ing", "ies", "es", "ed", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 2:
             word = word[: -len(suffix)]
@@ -130,11 +129,6 @@ def _verb(word: str) -> str:
 @cache
 def _empty_words() -> frozenset[str]:
     return lexicon("generic_words") | lexicon("quantities")
-
-
-@cache
-def _participles() -> dict[str, str]:
-    return dict(line.split(maxsplit=1) for line in lexicon("participles"))
 
 
 def _value(entry: Attribute, words: list[str]) -> str | None:
@@ -253,7 +247,7 @@ def _named(subject: str, value: str, words: list[str]) -> list[Facet]:
 def _preferred(found: list[Facet]) -> list[Facet]:
     """One reading per attribute and value (an announced change first); a value a closed class
     names ("married", "linux") wins over an open reading of the same words."""
-    closed = [f for f in found if registry()[f.attribute.split(":")[0]].values]
+    closed = [f for f in found if attribute(f.attribute).values]
     if closed:
         found = closed + [f for f in found if f.attribute.startswith(PRACTICE)]
     kept: dict[tuple[str, str], Facet] = {}
@@ -335,13 +329,8 @@ def _negated(words: list[str]) -> tuple[list[str], bool]:
             words, positive = words[1:], False
         words = _strip(words, "adverbs")
     if words:
-        words = [_verb_forms().get(words[0], words[0]), *words[1:]]
+        words = [pairs("verb_forms").get(words[0], words[0]), *words[1:]]
     return words, positive
-
-
-@cache
-def _verb_forms() -> dict[str, str]:
-    return dict(line.split(maxsplit=1) for line in lexicon("verb_forms"))
 
 
 def _predicate(subject: str, words: list[str]) -> list[Facet]:
@@ -434,11 +423,13 @@ def _has(words: list[str], phrase: str) -> bool:
 _NAME = re.compile(r"(?<!^)\b[A-Z][\w'-]*")
 
 
+@cache
+def facets_read(*texts: str) -> tuple[Facet, ...]:
+    """The facets of a memory's texts, each once (cached by text: a conversation compares
+    each memory often)."""
+    return tuple(dict.fromkeys(facet for text in texts for facet in read(text)))
+
+
 def facets_of(*texts: str) -> list[dict]:
     """The facets of a memory's texts, as stored on `Memory.facets`."""
-    found: list[Facet] = []
-    for text in texts:
-        for facet in read(text):
-            if facet not in found:
-                found.append(facet)
-    return [facet.as_json() for facet in found]
+    return [facet.as_json() for facet in facets_read(*texts)]

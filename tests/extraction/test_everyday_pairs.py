@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from extraction.judge import Relation, compare, facets_read
+from extraction.judge import Relation, compare
 from extraction.reader import offline_candidates
+from memories.facets import facets_read
 
 DATA = Path(__file__).resolve().parent / "data"
 EXPECTED = {"C": Relation.CONTRADICTS, "S": Relation.SAME, "N": None}

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.judge import Relation, compare, facets_read
+from extraction.judge import Relation, compare
 from memories.attributes import registry
-from memories.facets import Facet, read
+from memories.facets import Facet, facets_read, read
 from memories.services.memories import memory_create, memory_merge
 from memories.text import content_hash
 from tests.factories import EndUserFactory
