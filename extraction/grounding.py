@@ -28,6 +28,7 @@ from functools import cache
 
 from core.lexicon import lexicon, pairs, words_of
 from extraction.candidates import Candidate
+from memories.facets import read as read_facets
 from memories.text import CAPTION_MAX_LENGTH, states_a_fact
 
 # A capitalised word after the first: a name the user must have written ("Tom", "McDonald's",
@@ -189,33 +190,114 @@ def _without_fillers(words: list[str]) -> list[str]:
     return words
 
 
-def _corrects(clause: str) -> bool:
-    """Whether a clause opens by correcting the one before ("actually no", "sorry, I meant")."""
-    words = _without_fillers(words_of(clause))
+# What may end a clause: the marks `_CLAUSE` ends it at.
+_MARKS = " ,.!?;-\u2013\u2014"
+
+
+def _correction(clause: str) -> str | None:
+    """What a clause says after the words that correct the one before ("actually no, I live
+    in Bremen", "sorry, Ana"), "" when nothing follows; None when it corrects nothing."""
+    words = words_of(clause)
+    kept = _without_fillers(words)
     # A bare "no" corrects ("I'm 34 | oops no, 35"); "no kids" states something.
-    return words in (["no"], ["nope"]) or bool(_opens_with(" ".join(words), "corrections"))
+    if kept in (["no"], ["nope"]):
+        return ""
+    phrase = _opens_with(" ".join(kept), "corrections")
+    if not phrase:
+        return None
+    said = len(words) - len(kept)
+    while phrase:  # "sorry autocorrect, it's Bela", "sorry no, 53"
+        said += len(phrase.split())
+        phrase = _opens_with(" ".join(words[said:]), "corrections")
+        phrase = phrase or (words[said] if words[said:][:1] in (["no"], ["nope"]) else "")
+    return " ".join(clause.split()[said:]).strip(_MARKS)
 
 
-def user_statements(messages: Iterable[dict]) -> list[str]:
-    """The clauses that state something in the user's own messages, leaving out messages that
-    instruct the extractor or the assistant (data, never evidence), and a clause the user
-    corrected right after ("I live in Hamburg. Actually no, Bremen": Hamburg is not said)."""
-    found: list[str] = []
+def _corrected(statement: str, value: str) -> str:
+    """The corrected statement with the value the registry reads in it replaced ("we live in
+    amsterdam" corrected by "utrecht" is "we live in utrecht"); "" when it reads none."""
+    words = statement.strip(_MARKS).split()
+    for facet in read_facets(tidy_caption(third_person(statement))):
+        size = len(facet.value.split())
+        if not size:
+            continue
+        for at in range(len(words) - size, -1, -1):
+            said = words_of(" ".join(words[at : at + size]))
+            if len(said) == size and all(
+                word.startswith(part) for word, part in zip(said, facet.value.split(), strict=True)
+            ):
+                if not _alike(words[at], value.strip(_MARKS)):
+                    return ""
+                return " ".join([*words[:at], value.strip(_MARKS), *words[at + size :]])
+    return ""
+
+
+def _alike(old: str, new: str) -> bool:
+    """Whether a value could stand in another's place as the user writes them: a number for
+    a number, a capitalised name for a capitalised one ("Hull", not "wrong chat")."""
+    if old[:1].isdigit() or new[:1].isdigit():
+        return old[:1].isdigit() and new[:1].isdigit()
+    return not old[:1].isupper() or new[:1].isupper()
+
+
+def _bare_value(clause: str) -> bool:
+    """A clause of a few words with no subject or verb of its own ("utrecht", "35")."""
+    words = words_of(clause)
+    return 0 < len(words) <= 3 and not _first_person(clause) and not opens_without_i(words)
+
+
+# "Biscuit, my corgi, loves the beach": a name, then whose it is, between commas.
+_APPOSITION = re.compile(r"(?<![\w,] )\b(\w[\w'-]*), ((?:my|our) \w+(?: \w+)?), ", re.I)
+
+
+def _named_first(match: re.Match) -> str:
+    """ "Biscuit, my corgi, ..." as "my corgi Biscuit ..." when the relation is one of the
+    people or pets in a user's life (a closed class), so the clause keeps its subject."""
+    relation = match.group(2).split(" ", 1)[1].lower()
+    if relation not in lexicon("people") and relation.split()[-1] not in lexicon("people"):
+        return match.group(0)
+    return f"{match.group(2)} {match.group(1)} "
+
+
+def user_clauses(messages: Iterable[dict]) -> list[tuple[str, str]]:
+    """Each clause of the user's own messages with what it states ("" for a question, a
+    request or a hypothetical), leaving out messages that instruct the extractor or the
+    assistant (data, never evidence). A clause the user corrects right after is not said
+    ("I live in Hamburg. Actually no, Bremen"), and a bare value after the correction takes
+    the place of the one it corrects ("I'm 34 | oops no, 35" says "I'm 35"). A question still
+    names the people a later "she" or "he" means ("can my cat eat tuna? he's 14")."""
+    found: list[tuple[str, str]] = []
+    corrected = ""  # the statement a correction took back, until its new value comes
     for message in messages:
         if str(message.get("role", "user")) != "user":
             continue
         content = str(message.get("content", ""))
         if instructs(content):
             continue
-        # An emoji ends a clause ("punk band 🤘 we're called ..."), and says nothing itself.
+        # An emoji ends a clause ("punk band 🤘 we're called ..."), and says nothing.
         content = "".join(". " if unicodedata.category(c) == "So" else c for c in content)
-        for clause in _CLAUSE.findall(content):
-            if _corrects(clause) and found:
-                found.pop()
+        for clause in _CLAUSE.findall(_APPOSITION.sub(_named_first, content)):
+            rest = _correction(clause)
+            if rest is not None:
+                stated = [at for at, (_, statement) in enumerate(found) if statement]
+                if stated:
+                    corrected = found[stated[-1]][1]
+                    found[stated[-1]] = (found[stated[-1]][0], "")
+                if not rest:
+                    found.append((clause, ""))
+                    continue
+                clause = rest
             statement = _statement(clause)
-            if statement:
-                found.append(statement)
+            if corrected and statement and _bare_value(statement):
+                statement = _corrected(corrected, statement) or statement
+            corrected = ""
+            found.append((clause, statement))
     return found
+
+
+def user_statements(messages: Iterable[dict]) -> list[str]:
+    """What the clauses of the user's own messages state (`user_clauses`), questions left out."""
+    return [statement for _, statement in user_clauses(messages) if statement]
 
 
 def _negative(text: str) -> bool:

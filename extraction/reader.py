@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
 
 from core.lexicon import lexicon
 from extraction.candidates import Candidate
@@ -25,9 +26,11 @@ from extraction.grounding import (
     opens_without_i,
     third_person,
     tidy_caption,
-    user_statements,
+    user_clauses,
     words_of,
 )
+from memories.attributes import PRACTICE, attribute
+from memories.facets import kind_of
 from memories.facets import read as read_facets
 from memories.models import Memory
 from memories.text import CAPTION_MAX_LENGTH, states_a_fact
@@ -39,6 +42,10 @@ _SUBJECT_BREAK = re.compile(
     r"\s*(?:\s(?:and|but|while|plus)|&|\+)(?:\s+(?:now|then|also|so|since))?\s+"
     r"(?=(?:i|i'm|im|i've|ive|my|our|we|we're|it|it's|its|she|she's|he|he's|they|they're)\b)",
     re.I,
+)
+# "hiking's my favourite thing": what the user's favourite is, said first.
+_FAVOURITE = re.compile(
+    r"^(?P<value>\S+(?: \S+){0,3}?)(?:'s| is) (?P<noun>my (?:favou?rite|fave?)\b.*)$", re.I
 )
 # "my dad's a firefighter", "my gf's vegetarian": the 's of "is" after the person.
 _IS = re.compile(r"^(User's \S+?)'s\b(?!\s+(?:a|an|the)?\s*\S+\s+(?:is|are|was)\b)")
@@ -74,16 +81,125 @@ def _opening(part: str) -> str:
 
 def _in_first_person(part: str) -> str:
     """The part as a first-person clause ("" if it is about someone else), with the "I" a
-    chat clause leaves out put back ("moved to Lisbon!" is "I moved to Lisbon!")."""
+    chat clause leaves out put back ("moved to Lisbon!" is "I moved to Lisbon!", "night owl"
+    is "I'm night owl")."""
     words = words_of(part)
     if not words:
         return ""
+    favourite = _FAVOURITE.match(part.strip(" ,.!"))
+    if favourite:  # "hiking's my favourite thing" is "my favourite thing is hiking"
+        return f"{favourite['noun']} is {favourite['value']}"
     if words[0] in lexicon("first_person") and words[0] not in {"me", "us"}:
         return part
     if opens_without_i(words):
         negated = words[0] in {"not", "never"} and words[1:2] != ["been"]
+        part = part[:1].lower() + part[1:] if words[0] in lexicon("negators") else part
         return f"I'm {part}" if negated else f"I {part}"
+    return _fragment(part)
+
+
+# What a fragment about the user may state: an attribute the registry closes by its values or
+# phrases. An open reading (a practice of some verb, a stray number read as an age, a noun's
+# "about") is no evidence that a fragment without a subject is about the user.
+_OPEN_READINGS = frozenset({"age", "likes", "about", "name"})
+
+
+def _fragment(part: str) -> str:
+    """A subjectless fragment the registry recognises, as the user's own clause ("backend dev
+    at Acme" is "I'm a backend dev at Acme", "no kids" is "I have no kids", "peanut allergy
+    here" is "I have peanut allergy"); "" for any other fragment."""
+    words = part.split()
+    while words:
+        if " ".join(words[-2:]).lower().strip(",.!") in lexicon("fragment_tails"):
+            words = words[:-2]
+        elif words[-1].lower().strip(",.!") in lexicon("fragment_tails"):
+            words = words[:-1]
+        else:
+            break
+    if not words or len(words) > 8:
+        return ""
+    text = " ".join(words).strip(" ,.!;:")
+    said = words_of(text)
+    if (
+        not said
+        or said[0] in lexicon("value_breaks")
+        or set(said)
+        & (
+            lexicon("negators")
+            | lexicon("auxiliaries")
+            | lexicon("first_person")
+            | {"is", "are", "was", "were", "am"}
+        )
+    ):
+        # A clause of its own ("one guest is vegan", "light mode hurts my eyes") or a place
+        # ("at sea level"), not a fragment about the user.
+        return ""
+    # "no kids" is "I have no kids"; else what the user is ("night owl") or has ("a peanut
+    # allergy"), an open "has" (anything at all) aside.
+    article = "" if said[0] in {"a", "an", "the"} else "an " if text[0] in "aeiouAEIOU" else "a "
+    openings = ("I have ",) if said[0] == "no" else ("I'm ", f"I'm {article}", "I have ")
+    for opening in openings:
+        for facet in read_facets(_caption(f"{opening}{text}")):
+            name = facet.attribute.split(":")[0]
+            if facet.subject != "user" or name in _OPEN_READINGS:
+                continue
+            stated = {f"is {text}".lower(), f"is {article}{text}".lower()}
+            if name == PRACTICE and not stated & set(attribute(name).fixed):
+                continue  # a practice only from a state the registry lists ("teetotal")
+            if name == "owns" and (facet.positive or not _kind_of_person(facet.value)):
+                continue  # "has" anything at all; "no kids", "no pets" but not "no pork"
+            if attribute(name).article and not opening.endswith(f" {article}"):
+                opening = f"I'm {article}"
+            return f"{opening}{text}"
     return ""
+
+
+@cache
+def _openers() -> tuple[tuple[list[str], str], ...]:
+    """The fragment openings and the clause each stands for, longest first."""
+    found = []
+    for entry in lexicon("fragment_openers"):
+        opening, _, clause = entry.partition("=")
+        found.append((opening.split(), clause.strip()))
+    return tuple(sorted(found, key=lambda item: -len(item[0])))
+
+
+# Where the value after an opening ends: a new clause's subject or question word.
+_VALUE_ENDS = frozenset(
+    {"it", "it's", "you", "he", "she", "they", "what", "what's", "whats", "how", "which", "who",
+     "where", "when", "why", "any", "is", "are", "was", "everyone", "everybody", "people"}
+)  # fmt: skip
+
+
+def _opened(clause: str) -> str:
+    """A clause that opens the way chat states a fact without a subject ("greetings from
+    Berlin!", "as a paralegal what's the best way ..."), as the user's own clause, with the
+    value the registry reads after it ("I'm a paralegal"); "" for any other."""
+    words = clause.split()
+    said = words_of(_opening(clause))
+    for opening, stands_for in _openers():
+        if said[: len(opening)] != opening:
+            continue
+        value: list[str] = []
+        for word in said[len(opening) :][:4]:
+            if word in _VALUE_ENDS | lexicon("value_breaks") | lexicon("first_person"):
+                break
+            value.append(word)
+        if not value:
+            return ""
+        # The value as the user wrote it ("Lisbon"), from the clause's own words.
+        start = len(words) - len(said) + len(opening)
+        text = " ".join(w.strip(",.!?:;") for w in words[start : start + len(value)])
+        stated = f"{stands_for} {text}"
+        facets = read_facets(_caption(stated))
+        if any(f.attribute.split(":")[0] not in {"practice", "about"} for f in facets):
+            return stated
+    return ""
+
+
+def _kind_of_person(value: str) -> bool:
+    """Whether a value names people or pets ("kids", "pets", "a cat")."""
+    return any(word in lexicon("people") or kind_of(word) != word for word in value.split())
 
 
 # "she", "he", "they" at the start of a clause: the person the user named last ("my mum has
@@ -92,14 +208,16 @@ _PRONOUN = re.compile(r"^(?:she|he|they)(?:'s|'re| is| are|\b)", re.I)
 
 
 def _last_person(clause: str, current: str) -> str:
-    """The relation the clause names last ("my mum", "our son"), else `current`."""
+    """The relation the clause names last ("my mum", "our new puppy"), else `current`."""
     words = words_of(clause)
     for at in range(len(words) - 1, -1, -1):
         if words[at] in {"my", "our"}:
-            for size in (3, 2, 1):
-                relation = " ".join(words[at + 1 : at + 1 + size]).removesuffix("'s")
-                if relation in lexicon("people"):
-                    return relation
+            # One word may describe the person first ("my older brother", "our new puppy").
+            for start in (at + 1, at + 2):
+                for size in (3, 2, 1):
+                    relation = " ".join(words[start : start + size]).removesuffix("'s")
+                    if relation in lexicon("people"):
+                        return relation
     return current
 
 
@@ -135,8 +253,12 @@ def read_statements(messages: Iterable[dict]) -> list[Candidate]:
     found: list[Candidate] = []
     seen: set[str] = set()
     person = ""
-    for clause in user_statements(messages):
-        for part in _parts(clause):
+    for clause, statement in user_clauses(messages):
+        opened = _opened(clause)
+        if not statement and not opened:
+            person = _last_person(clause, person)
+            continue
+        for part in [opened] if opened else _parts(statement):
             part = _in_first_person(_resolved(_opening(part), person))
             person = _last_person(part, person)
             if not part or (has_phrase(part, "temporary") and not _announces_change(part)):

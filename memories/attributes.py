@@ -37,6 +37,8 @@ class Attribute:
     numeric: bool
     compatible: tuple[tuple[str, ...], ...]
     means: dict[str, str]  # "[not ]<verb> <object>" -> the value it states
+    article: bool = False  # its values are nouns that take "a" ("a nurse", "a night owl")
+    nouns: tuple[str, ...] = ()  # what names it in "User's <noun> is ..." ("favourite")
 
     def value_of(self, text: str) -> str:
         """The canonical value `text` names ("plant based" is "vegan"), or ""."""
@@ -88,9 +90,21 @@ def registry() -> dict[str, Attribute]:
             numeric=entry.get("values") == "numbers",
             compatible=tuple(tuple(group) for group in entry.get("compatible", ())),
             means=dict(entry.get("means", {})),
+            article=entry.get("article", False),
+            nouns=tuple(entry.get("nouns", ())),
         )
         for name, entry in table.items()
     }
+
+
+@cache
+def named_by(noun: str) -> Attribute | None:
+    """The attribute a noun names in "User's <noun> is ..." (its name, "diet", or one of its
+    `nouns`, "favourite"), else None."""
+    for entry in registry().values():
+        if noun in {entry.name, *entry.nouns}:
+            return entry
+    return None
 
 
 def attribute(name: str) -> Attribute:

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, replace
 from functools import cache
 
 from core.lexicon import lexicon, pairs, words_of
-from memories.attributes import PRACTICE, Attribute, attribute, registry
+from memories.attributes import PRACTICE, Attribute, attribute, named_by, registry
 
 
 @dataclass(frozen=True)
@@ -140,8 +140,10 @@ def _value(entry: Attribute, words: list[str]) -> str | None:
     if entry.values:
         article = words[:1] in (["a"], ["an"])
         words = _strip(_strip(words, "adverbs"), "quantities")
-        # "a strict vegetarian", "a Shopify software engineer": one word may come first.
-        for at in range(0, 2 if article and len(words) > 1 else 1):
+        # "a strict vegetarian", "a Shopify software engineer", "a night shift nurse": after an
+        # article, up to two words may describe the value first ("learning Japanese" is no
+        # nationality).
+        for at in range(0, min(len(words), 3) if article else 1):
             for size in range(min(len(words) - at, 4), 0, -1):
                 found = entry.value_of(" ".join(words[at : at + size]))
                 if found:
@@ -336,6 +338,8 @@ def _negated(words: list[str]) -> tuple[list[str], bool]:
 def _predicate(subject: str, words: list[str]) -> list[Facet]:
     past = False
     words = _strip(words, "adverbs")
+    if words[:2] == ["has", "been"] and words[2:3] != ["to"]:  # "has been a Liverpool fan"
+        words = ["is", *words[2:]]
     if words[:2] == ["used", "to"]:
         past, words = True, words[2:]
         words = ["is", *words[1:]] if words[:1] == ["be"] else words
@@ -369,7 +373,7 @@ def _noun_fact(subject: str, words: list[str]) -> list[Facet]:
     if at > 1 and kind is not None and not kind.values:  # "User's shellfish allergy is gone"
         ended = bool(value) and value[0] in lexicon("ended_states")
         return [Facet(subject, kind.name, " ".join(_key(w) for w in words[: at - 1]), not ended)]
-    entry = registry().get(noun.replace(" ", "_"))
+    entry = registry().get(noun.replace(" ", "_")) or named_by(words[0])
     if entry is not None:
         found = _value(entry, value)
         return [Facet(subject, entry.name, found)] if found else []

@@ -92,3 +92,56 @@ def test_the_offline_path_adds_what_the_rules_do_not_parse_and_reads_no_instruct
         "User's grandad lives with their aunt now",
     ]
     assert offline_candidates(injected) == []
+
+
+@pytest.mark.parametrize(
+    ("user_says", "captions"),
+    [
+        # A fragment the registry recognises is the user's own: a job, a diet, a chronotype,
+        # an allergy, people and pets they do not have.
+        ("data analyst at Monzo, mostly SQL all day", ["User is a data analyst at Monzo"]),
+        ("pescatarian here, does that change the menu?", ["User is pescatarian"]),
+        ("early bird, always up by 5", ["User is an early bird"]),
+        ("shellfish allergy, just so you know", ["User has shellfish allergy"]),
+        ("no siblings, only child", ["User has no siblings"]),
+        ("teetotal for years now", []),
+        ("teetotal, always have been", ["User is teetotal"]),
+        # A fragment that is not about the user, or is a clause of its own, is not.
+        ("one of my students is vegan", []),
+        ("at the airport, flight delayed again", []),
+        ("no idea tbh", []),
+        ("light mode hurts my eyes", []),
+    ],
+)  # fmt: skip
+def test_a_fragment_the_registry_recognises_is_read_as_the_users(user_says, captions):
+    assert _read(user_says) == captions
+
+
+@pytest.mark.parametrize(
+    ("user_says", "captions"),
+    [
+        ("greetings from Porto! where should we eat tonight?", ["User is now based in Porto"]),
+        ("as a nurse, what shoes survive 12 hour shifts?", ["User is a nurse"]),
+        ("as a diabetic is fruit juice ok?", ["User is a diabetic"]),
+        ("call me Sunny, everyone does", ["User goes by Sunny"]),
+        ("born and raised in Accra, now in Leeds", ["User grew up in Accra"]),
+        ("swimming's my favourite way to relax", ["User's favourite way to relax is swimming"]),
+    ],
+)  # fmt: skip
+def test_a_chat_opening_that_states_a_fact_is_read_with_its_value(user_says, captions):
+    assert _read(user_says) == captions
+
+
+def test_a_bare_value_after_a_correction_takes_the_place_of_the_one_it_corrects():
+    assert _read("we're in Lyon — no wait, Grenoble!") == ["User is in Grenoble"]
+    assert _read("I'm 52", "sorry no, 53") == ["User is 53"]
+    # A correction with nothing to put in the old value's place only takes the slip back.
+    assert _read("I live in Hull. sorry, wrong chat") == []
+
+
+def test_a_pronoun_after_a_question_is_the_person_or_pet_the_question_named():
+    assert _read("can my dog eat apples? she's 9 and diabetic") == ["User's dog is 9 and diabetic"]
+
+
+def test_a_name_said_before_its_relation_keeps_the_clause_about_them():
+    assert _read("Miso, my cat, hates the hoover") == ["User's cat Miso hates the hoover"]
