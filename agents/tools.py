@@ -14,8 +14,9 @@ from typing import Any
 from rest_framework import serializers
 
 from agents.speech import as_said_by_user
-from core.api import StrictCharField, StrictUUIDField
+from core.api import StrictCharField, UserIdField
 from core.exceptions import InvalidInput, NotFound, ReadOnlyKey
+from core.user_ids import USER_ID_SCHEMA
 from extraction.jobs import extraction_perform
 from memories.api_base import MEMORY_ID_PATTERN
 from memories.selectors import end_user_get
@@ -29,7 +30,11 @@ MAX_REMEMBER_CHARS = 2_000
 MAX_QUERY_CHARS = 4_000
 MAX_RECALL_LIMIT = 50
 
-_USER_ID = {"type": "string", "format": "uuid", "description": "The end user's id (a UUID)."}
+_USER_ID = {
+    **USER_ID_SCHEMA,
+    "description": "The end user's id: any 1-128 printable characters, as your app keeps it "
+    '("alice", "tg:12345", a UUID).',
+}
 # What the argument fields refuse besides length: a NUL character (as StrictCharField does).
 _NO_NUL = "^[^\\x00]*$"
 
@@ -59,24 +64,24 @@ class Tool:
 
 
 class _RememberArguments(serializers.Serializer):
-    user_id = StrictUUIDField()
+    user_id = UserIdField()
     # Taken as sent: a note of spaces is valid and remembers nothing.
     text = StrictCharField(min_length=1, max_length=MAX_REMEMBER_CHARS, trim_whitespace=False)
 
 
 class _RecallArguments(serializers.Serializer):
-    user_id = StrictUUIDField()
+    user_id = UserIdField()
     query = StrictCharField(min_length=1, max_length=MAX_QUERY_CHARS, trim_whitespace=False)
     limit = serializers.IntegerField(min_value=1, max_value=MAX_RECALL_LIMIT, default=10)
 
 
 class _ForgetArguments(serializers.Serializer):
-    user_id = StrictUUIDField()
+    user_id = UserIdField()
     memory_id = serializers.RegexField(MEMORY_ID_PATTERN)
 
 
 class _ContextArguments(serializers.Serializer):
-    user_id = StrictUUIDField()
+    user_id = UserIdField()
     prompt = StrictCharField(min_length=1, max_length=MAX_QUERY_CHARS, trim_whitespace=False)
     max_tokens = serializers.IntegerField(
         min_value=1, max_value=MAX_CONTEXT_TOKENS, default=DEFAULT_CONTEXT_TOKENS

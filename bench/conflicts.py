@@ -237,7 +237,7 @@ def _path_settings(
         stub.stop()
 
 
-def _say(tenant: Tenant, user_id: uuid.UUID, text: str, outcome: Outcome) -> list:
+def _say(tenant: Tenant, user_id: str, text: str, outcome: Outcome) -> list:
     """One extraction; the memories it saved (none when it failed), its cost counted."""
     started = time.perf_counter()
     try:

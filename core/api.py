@@ -12,6 +12,7 @@ from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 
 from core.exceptions import InvalidInput
+from core.user_ids import USER_ID_MAX_LENGTH, USER_ID_PATTERN, user_id_normal
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -23,7 +24,7 @@ class ErrorSerializer(serializers.Serializer):
 
 
 _ERROR_DESCRIPTIONS = {
-    400: "Invalid input (bad UUID, missing field, wrong type, bad ids, oversized).",
+    400: "Invalid input (bad user_id, missing field, wrong type, bad ids, oversized).",
     401: "Missing, unknown or revoked API key.",
     403: "A read-only API key (code `read_only_key`): this needs a read-write key.",
     404: "Unknown user_id, memory or session for this API key's tenant.",
@@ -89,6 +90,33 @@ class StrictCharField(serializers.CharField):
 
 class QueryCharField(_GivenValue, StrictCharField):
     """An optional text query parameter: absent is absent, blank is a 400."""
+
+
+class UserIdField(serializers.CharField):
+    """A `user_id`: a JSON string of 1-128 printable characters, kept as given (no trimming:
+    " alice" is not "alice"), a UUID in its canonical form."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("max_length", USER_ID_MAX_LENGTH)
+        kwargs.setdefault("min_length", 1)
+        kwargs.setdefault("trim_whitespace", False)
+        kwargs.setdefault(
+            "help_text",
+            "The end user's id as your app keeps it: any 1-128 printable characters "
+            '("alice", "tg:12345", a UUID).',
+        )
+        super().__init__(**kwargs)
+        self.validators.append(
+            RegexValidator(
+                USER_ID_PATTERN,
+                message="A user_id is 1-128 printable characters (no control characters).",
+            )
+        )
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return user_id_normal(super().to_internal_value(data))
 
 
 class StrictUUIDField(serializers.UUIDField):

@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.api import QueryBooleanField, StrictCharField, StrictUUIDField, error_responses, validated
+from core.api import QueryBooleanField, StrictCharField, UserIdField, error_responses, validated
 from core.exceptions import NotFound
 from extraction.jobs import extraction_job_memories, extraction_perform
 from extraction.selectors import extraction_job_get
@@ -46,7 +46,7 @@ class MemoryExtractApi(UserScopedApi):
                 min_length=1, max_length=MAX_MESSAGE_CHARS, trim_whitespace=False
             )
 
-        user_id = StrictUUIDField()
+        user_id = UserIdField()
         # A ListField, so that the schema states the bounds (minItems, maxItems) it enforces.
         conversation = serializers.ListField(
             child=MessageSerializer(), min_length=1, max_length=MAX_MESSAGES

@@ -72,7 +72,7 @@ class ExtractionFailed(Exception):
         self.cause = cause
 
 
-def conversation_hash(*, external_id: uuid.UUID, messages: list[dict[str, str]]) -> str:
+def conversation_hash(*, external_id: str, messages: list[dict[str, str]]) -> str:
     """SHA-256 of the canonical conversation and the user it belongs to."""
     canonical = json.dumps(
         {
@@ -90,7 +90,7 @@ def conversation_hash(*, external_id: uuid.UUID, messages: list[dict[str, str]])
 def extraction_job_submit(
     *,
     tenant: Tenant,
-    external_id: uuid.UUID,
+    external_id: str,
     messages: list[dict[str, str]],
     session_id: str | None = None,
 ) -> tuple[ExtractionJob, bool]:
@@ -233,7 +233,7 @@ def extraction_job_memories(*, job: ExtractionJob) -> list[Memory]:
 def extraction_perform(
     *,
     tenant: Tenant,
-    external_id: uuid.UUID,
+    external_id: str,
     messages: list[dict[str, str]],
     session_id: str | None = None,
     run_async: bool = False,

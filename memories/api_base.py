@@ -7,7 +7,6 @@ schema and strict input fields they share are the kernel's (`core.api`).
 from __future__ import annotations
 
 import re
-import uuid
 
 from rest_framework.views import APIView
 
@@ -27,14 +26,14 @@ class UserScopedApi(APIView):
 
     throttle_classes = [EndUserRateThrottle]
 
-    def end_user(self, external_id: uuid.UUID) -> EndUser:
+    def end_user(self, external_id: str) -> EndUser:
         """The tenant's end user, or 404: another tenant's user is never revealed."""
         end_user = self.end_user_or_none(external_id)
         if end_user is None:
             raise NotFound("Unknown user_id for this API key.")
         return end_user
 
-    def end_user_or_none(self, external_id: uuid.UUID) -> EndUser | None:
+    def end_user_or_none(self, external_id: str) -> EndUser | None:
         """The tenant's end user, or None for one it has never seen (or another tenant's).
 
         Reads answer an unknown user with nothing, not 404: callers ask for memories before a

@@ -12,7 +12,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core.api import QueryIntegerField, StrictUUIDField, error_responses, validated
+from core.api import QueryIntegerField, UserIdField, error_responses, validated
 from core.exceptions import InvalidInput
 from memories.api_base import MEMORY_ID_PATTERN, MEMORY_IDS_PATTERN, UserScopedApi
 from memories.models import Memory
@@ -33,7 +33,7 @@ class MemoryFullApi(UserScopedApi):
     """GET /memories/full: the full text of the given memories of the user."""
 
     class InputSerializer(serializers.Serializer):
-        user_id = StrictUUIDField()
+        user_id = UserIdField()
         ids = MemoryIdsField(max_length=MAX_IDS_CHARS)
 
         def validate_ids(self, value: str) -> list[str]:
@@ -82,7 +82,7 @@ class MemoryListApi(UserScopedApi):
     """GET /memories/list: a page of the user's memories, newest first."""
 
     class InputSerializer(serializers.Serializer):
-        user_id = StrictUUIDField()
+        user_id = UserIdField()
         limit = QueryIntegerField(min_value=1, max_value=500, default=50)
         offset = QueryIntegerField(min_value=0, default=0)
 
@@ -123,7 +123,7 @@ class MemoryDeleteApi(UserScopedApi):
     """DELETE /memories/{id}: forget one memory of the user, for real."""
 
     class InputSerializer(serializers.Serializer):
-        user_id = StrictUUIDField()
+        user_id = UserIdField()
 
     @extend_schema(
         operation_id="memories_delete",

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core.api import StrictCharField, StrictUUIDField, error_responses, validated
+from core.api import StrictCharField, UserIdField, error_responses, validated
+from core.user_ids import USER_ID_SCHEMA
 from memories.api_base import UserScopedApi
 from memories.services.erasure import agent_session_erase, end_user_erase
 
@@ -28,7 +28,7 @@ class ErasureReceiptSerializer(serializers.Serializer):
         sessions = serializers.IntegerField(min_value=0)
         reviews = serializers.IntegerField(min_value=0)
 
-    user_id = serializers.UUIDField()
+    user_id = serializers.CharField()
     deleted = DeletedSerializer()
 
 
@@ -40,13 +40,20 @@ class EndUserEraseApi(UserScopedApi):
     """DELETE /users/{user_id}: erase everything held about the end user."""
 
     class InputSerializer(serializers.Serializer):
-        user_id = StrictUUIDField()
+        user_id = UserIdField()
 
     OutputSerializer = ErasureReceiptSerializer
 
     @extend_schema(
         operation_id="users_erase",
-        parameters=[OpenApiParameter("user_id", OpenApiTypes.UUID, OpenApiParameter.PATH)],
+        parameters=[
+            OpenApiParameter(
+                "user_id",
+                USER_ID_SCHEMA,
+                OpenApiParameter.PATH,
+                description="The end user's id: any 1-128 printable characters.",
+            )
+        ],
         responses={200: OutputSerializer, **error_responses(400, 401, 403, 404, 429, 503)},
     )
     def delete(self, request: Request, user_id: str) -> Response:
@@ -61,7 +68,7 @@ class AgentSessionEraseApi(UserScopedApi):
     """DELETE /sessions/{session_id}?user_id=: erase the session and the memories from it."""
 
     class InputSerializer(serializers.Serializer):
-        user_id = StrictUUIDField()
+        user_id = UserIdField()
 
     class PathSerializer(serializers.Serializer):
         # Read as POST /memories/extract reads `session_id` (trimmed), so the same id matches.

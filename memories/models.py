@@ -11,6 +11,7 @@ from django.db.models.lookups import GreaterThan
 from nanoid import generate
 from pgvector.django import VectorField
 
+from core.user_ids import USER_ID_MAX_LENGTH
 from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, USE_WHEN_MAX_LENGTH
 from tenants.models import Tenant
 
@@ -27,7 +28,8 @@ class EndUser(models.Model):
     """An end user of a tenant's agent; the API's `user_id` is `external_id`."""
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="end_users")
-    external_id = models.UUIDField()
+    # Any 1-128 printable characters (`core.api.UserIdField`); a UUID in its canonical form.
+    external_id = models.CharField(max_length=USER_ID_MAX_LENGTH)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -287,7 +289,9 @@ class ErasureRecord(models.Model):
         SESSION = "session", "One session of the end user"
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="erasures")
-    external_id = models.UUIDField(help_text="The erased user's user_id.")
+    external_id = models.CharField(
+        max_length=USER_ID_MAX_LENGTH, help_text="The erased user's user_id."
+    )
     scope = models.CharField(max_length=20, choices=Scope.choices)
     session_external_id = models.CharField(max_length=255, blank=True)
     # The receipt's counts: {"memories": n, "versions": n, "jobs": n, "sessions": n, ...}.

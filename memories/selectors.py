@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from datetime import date
 
 from django.db import models
@@ -16,7 +15,7 @@ from tenants.selectors import USAGE_DAYS, usage_window_start
 VISIBLE_STATUSES = (Memory.Status.ACTIVE, Memory.Status.PENDING_REVIEW)
 
 
-def end_user_get(*, tenant: Tenant, external_id: uuid.UUID) -> EndUser | None:
+def end_user_get(*, tenant: Tenant, external_id: str) -> EndUser | None:
     """Return the tenant's end user with this id, or None (another tenant's user is None too)."""
     return EndUser.objects.filter(tenant=tenant, external_id=external_id).first()
 

@@ -12,7 +12,7 @@ from core.api import (
     QueryCharField,
     QueryIntegerField,
     StrictCharField,
-    StrictUUIDField,
+    UserIdField,
     error_responses,
     validated,
 )
@@ -27,7 +27,7 @@ class MemoryRelevantApi(UserScopedApi):
     """GET /memories/relevant: the user's memories most relevant to a prompt, best first."""
 
     class InputSerializer(serializers.Serializer):
-        user_id = StrictUUIDField()
+        user_id = UserIdField()
         # Taken as sent: a prompt of spaces is valid and recalls nothing.
         prompt = StrictCharField(min_length=1, max_length=MAX_PROMPT_CHARS, trim_whitespace=False)
         limit = QueryIntegerField(min_value=1, max_value=100, default=10)
@@ -92,7 +92,7 @@ class MemoryContextApi(UserScopedApi):
     """GET /memories/context: a block to prepend to a prompt, never over max_tokens."""
 
     class InputSerializer(serializers.Serializer):
-        user_id = StrictUUIDField()
+        user_id = UserIdField()
         prompt = StrictCharField(min_length=1, max_length=MAX_PROMPT_CHARS, trim_whitespace=False)
         max_tokens = QueryIntegerField(
             min_value=1,

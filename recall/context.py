@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -149,7 +148,7 @@ def context_pack(
 def memory_context(
     *,
     tenant: Tenant,
-    external_id: uuid.UUID,
+    external_id: str,
     prompt: str,
     max_tokens: int,
     session_id: str | None = None,
@@ -168,7 +167,7 @@ def memory_context(
 
 
 def _context_read(
-    *, tenant: Tenant, external_id: uuid.UUID, prompt: str, max_tokens: int, session_id: str | None
+    *, tenant: Tenant, external_id: str, prompt: str, max_tokens: int, session_id: str | None
 ) -> Context:
     end_user = end_user_get(tenant=tenant, external_id=external_id)
     if end_user is None:

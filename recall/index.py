@@ -267,18 +267,18 @@ def _database_stamp(end_user_id: int) -> str:
         return _stamp_text(*cursor.fetchone())
 
 
-def _end_user_id(tenant_id: int, external_id: uuid.UUID) -> int | None:
+def _end_user_id(tenant_id: int, external_id: str) -> int | None:
     """The primary key of the tenant's end user `external_id`, None when it has none."""
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT id FROM {EndUser._meta.db_table} WHERE tenant_id = %s AND external_id = %s",
-            [tenant_id, external_id],
+            [tenant_id, str(external_id)],
         )
         row = cursor.fetchone()
     return row[0] if row else None
 
 
-def _end_user_and_stamp(tenant_id: int, external_id: uuid.UUID) -> tuple[int, str] | None:
+def _end_user_and_stamp(tenant_id: int, external_id: str) -> tuple[int, str] | None:
     """The tenant's end user `external_id` and its database stamp, in one statement."""
     with connection.cursor() as cursor:
         # The lateral subquery's unqualified columns are the memory's (its own FROM).
@@ -287,7 +287,7 @@ def _end_user_and_stamp(tenant_id: int, external_id: uuid.UUID) -> tuple[int, st
             f"SELECT {_STAMP_COLUMNS} FROM {Memory._meta.db_table} "
             f"WHERE end_user_id = u.id AND status = %s) s "
             f"WHERE u.tenant_id = %s AND u.external_id = %s",
-            [Memory.Status.ACTIVE, tenant_id, external_id],
+            [Memory.Status.ACTIVE, tenant_id, str(external_id)],
         )
         row = cursor.fetchone()
     return (row[0], _stamp_text(*row[1:])) if row else None
@@ -345,7 +345,7 @@ def user_index_get(*, end_user_id: int) -> UserIndex:
     return _index_at(end_user_id, stamp, shared=True)
 
 
-def user_index_find(*, tenant_id: int, external_id: uuid.UUID) -> UserIndex | None:
+def user_index_find(*, tenant_id: int, external_id: str) -> UserIndex | None:
     """The current index of the tenant's end user `external_id`; None when the tenant has no
     such user (another tenant's user included), as `memories.selectors.end_user_get` reads it.
 

@@ -7,7 +7,6 @@ the tenant's usage. The ranking itself is `recall.selectors`.
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass, field
 
 from core.metrics import RECALL_DURATION
@@ -49,7 +48,7 @@ class Recall:
 def memory_recall(
     *,
     tenant: Tenant,
-    external_id: uuid.UUID,
+    external_id: str,
     prompt: str,
     limit: int = 10,
     mode: str | None = None,

@@ -27,9 +27,9 @@ logger = logging.getLogger(__name__)
 SERVER_NAME = "memory-platform"
 INSTRUCTIONS = (
     "Long-term memory about the end users you talk to. Every tool acts for one user, named by "
-    "user_id (a UUID you keep per user). Call context (or recall) before answering a user, "
-    "remember when they tell you something durable about themselves, and forget a memory "
-    "when they ask you to or it is wrong."
+    "user_id (any id you keep per user, 1-128 characters). Call context (or recall) before "
+    "answering a user, remember when they tell you something durable about themselves, and "
+    "forget a memory when they ask you to or it is wrong."
 )
 
 

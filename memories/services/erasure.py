@@ -20,7 +20,6 @@ once it commits.
 
 from __future__ import annotations
 
-import uuid
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
@@ -59,7 +58,7 @@ class ErasureCounts:
 class ErasureReceipt:
     """What DELETE /users/{user_id} and DELETE /sessions/{session_id} answer."""
 
-    user_id: uuid.UUID
+    user_id: str
     deleted: ErasureCounts
 
 
@@ -77,7 +76,7 @@ def _shared_counts(shares: Iterable[ErasureShare]) -> Counter[str]:
     return counts
 
 
-def _locked_end_user(*, tenant: Tenant, external_id: uuid.UUID) -> EndUser:
+def _locked_end_user(*, tenant: Tenant, external_id: str) -> EndUser:
     """The tenant's end user under the per-user lock, or NotFound (another tenant's too)."""
     found = end_user_get(tenant=tenant, external_id=external_id)
     end_user = end_user_lock(end_user_id=found.pk) if found is not None else None
@@ -93,7 +92,7 @@ def _locked_end_user(*, tenant: Tenant, external_id: uuid.UUID) -> EndUser:
 def end_user_erase(
     *,
     tenant: Tenant,
-    external_id: uuid.UUID,
+    external_id: str,
     actor_type: str = MemoryVersion.Actor.API,
     actor: str = "",
 ) -> ErasureReceipt:
@@ -224,7 +223,7 @@ def _review_snapshots(*, end_user: EndUser, memory_ids: frozenset[str]) -> list[
 def agent_session_erase(
     *,
     tenant: Tenant,
-    external_id: uuid.UUID,
+    external_id: str,
     session_id: str,
     actor_type: str = MemoryVersion.Actor.API,
     actor: str = "",

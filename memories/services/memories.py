@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import uuid
 from collections.abc import Iterable, Sequence
 
 from django.db import transaction
@@ -20,7 +19,7 @@ from tenants.models import Tenant
 logger = logging.getLogger(__name__)
 
 
-def end_user_get_or_create(*, tenant: Tenant, external_id: uuid.UUID) -> EndUser:
+def end_user_get_or_create(*, tenant: Tenant, external_id: str) -> EndUser:
     """Return the tenant's end user with this id, creating it on first sight."""
     end_user, _ = EndUser.objects.get_or_create(tenant=tenant, external_id=external_id)
     return end_user

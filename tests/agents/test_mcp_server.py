@@ -43,7 +43,7 @@ def test_a_result_is_json_text_and_the_same_structured_content(tenant):
     [
         ("teleport", {}, "invalid_request", "Unknown tool 'teleport'"),
         ("recall", None, "invalid_request", "user_id: This field is required."),
-        ("recall", {"user_id": "42", "query": "x"}, "invalid_request", "user_id:"),
+        ("recall", {"user_id": "", "query": "x"}, "invalid_request", "user_id:"),
         (
             "forget",
             {"user_id": str(uuid.uuid4()), "memory_id": "mem_0123456789abcdef"},

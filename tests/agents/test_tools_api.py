@@ -78,7 +78,8 @@ def test_the_arguments_schema_and_the_server_agree_on_what_is_valid(api):
         for t in api.get("/tools").json()["tools"]
     }
     bad_calls = [
-        ("recall", {"user_id": "nope", "query": "coffee"}),
+        ("recall", {"user_id": "", "query": "coffee"}),
+        ("recall", {"user_id": "tab\there", "query": "coffee"}),
         ("recall", {"user_id": str(uuid.uuid4())}),
         ("recall", {"user_id": str(uuid.uuid4()), "query": "coffee", "limit": 0}),
         ("forget", {"user_id": str(uuid.uuid4()), "memory_id": "mem_short"}),

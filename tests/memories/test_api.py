@@ -363,7 +363,9 @@ def test_another_tenants_job_is_404(api, llm):
 @pytest.mark.parametrize(
     ("body", "field"),
     [
-        ({"user_id": "not-a-uuid", "conversation": conversation("x")}, "user_id"),
+        ({"user_id": "x" * 129, "conversation": conversation("x")}, "user_id"),
+        ({"user_id": "", "conversation": conversation("x")}, "user_id"),
+        ({"user_id": "bell\x07", "conversation": conversation("x")}, "user_id"),
         ({"conversation": conversation("x")}, "user_id"),
         ({"user_id": str(uuid.uuid4())}, "conversation"),
         ({"user_id": str(uuid.uuid4()), "conversation": "hello"}, "conversation"),
@@ -424,7 +426,7 @@ def test_a_body_over_the_limit_is_413(api, settings):
 @pytest.mark.parametrize(
     ("path", "params"),
     [
-        ("/memories/relevant", {"user_id": "nope", "prompt": "x"}),
+        ("/memories/relevant", {"user_id": "x" * 129, "prompt": "x"}),
         ("/memories/relevant", {"prompt": "x"}),
         ("/memories/relevant", {"user_id": str(uuid.uuid4())}),
         ("/memories/relevant", {"user_id": str(uuid.uuid4()), "prompt": "x", "limit": "ten"}),
@@ -433,7 +435,7 @@ def test_a_body_over_the_limit_is_413(api, settings):
         ("/memories/full", {"user_id": str(uuid.uuid4()), "ids": ","}),
         ("/memories/full", {"user_id": str(uuid.uuid4())}),
         ("/memories/list", {"user_id": str(uuid.uuid4()), "offset": -1}),
-        ("/memories/list", {"user_id": "12345"}),
+        ("/memories/list", {"user_id": "line\nbreak"}),
     ],
 )
 def test_bad_query_parameters_are_400(api, path, params):

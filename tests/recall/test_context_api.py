@@ -73,7 +73,7 @@ def test_an_unknown_user_and_another_tenants_user_get_an_empty_context(api, reme
     "params",
     [
         {"prompt": PROMPT},
-        {"user_id": "not-a-uuid", "prompt": PROMPT},
+        {"user_id": "x" * 129, "prompt": PROMPT},
         {"user_id": str(uuid.uuid4())},
         {"user_id": str(uuid.uuid4()), "prompt": PROMPT, "max_tokens": "0"},
         {"user_id": str(uuid.uuid4()), "prompt": PROMPT, "max_tokens": "16001"},

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-import uuid
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.user_ids import user_id_normal
 from memories.models import EndUser
 from memories.services.maintenance import PRUNABLE_STATUSES, memory_prune
 from tenants.models import Tenant
@@ -55,7 +55,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--user",
             action="append",
-            type=uuid.UUID,
+            type=user_id_normal,
             metavar="USER_ID",
             help="only this end user (the API's user_id); repeat for several",
         )

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.user_ids import user_id_normal
 from integrations.embeddings import EmbeddingError
 from memories.models import EndUser
 from memories.services.maintenance import memory_reembed
@@ -45,7 +45,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--user",
             action="append",
-            type=uuid.UUID,
+            type=user_id_normal,
             metavar="USER_ID",
             help="only this end user (the API's user_id); repeat for several",
         )
