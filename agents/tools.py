@@ -13,20 +13,21 @@ from typing import Any
 
 from rest_framework import serializers
 
-from agents.speech import as_said_by_user
 from core.api import StrictCharField, UserIdField
 from core.exceptions import InvalidInput, NotFound, ReadOnlyKey
 from core.user_ids import USER_ID_SCHEMA
-from extraction.jobs import extraction_perform
+from extraction.remember import memory_remember
 from memories.api_base import MEMORY_ID_PATTERN
 from memories.selectors import end_user_get
 from memories.services.memories import memory_delete
+from memories.text import FULL_TEXT_MAX_LENGTH
 from recall.context import DEFAULT_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS, memory_context
 from recall.services import memory_recall
 from tenants.models import Tenant
 
-# The longest note `remember` takes: a statement, not a transcript (send those to extract).
-MAX_REMEMBER_CHARS = 2_000
+# The longest note `remember` takes: one memory's full text, not a transcript (send those to
+# POST /memories/extract).
+MAX_REMEMBER_CHARS = FULL_TEXT_MAX_LENGTH
 MAX_QUERY_CHARS = 4_000
 MAX_RECALL_LIMIT = 50
 
@@ -89,12 +90,10 @@ class _ContextArguments(serializers.Serializer):
 
 
 def _remember(*, tenant: Tenant, user_id: Any, text: str) -> dict[str, Any]:
-    # Through the write pipeline as a one-message conversation: dedup, conflicts and the cap
-    # apply exactly as they do to a conversation sent to /memories/extract.
-    outcome = extraction_perform(
-        tenant=tenant,
-        external_id=user_id,
-        messages=[{"role": "user", "content": as_said_by_user(text)}],
+    # The note is one candidate: redaction, dedup, the conflict checks and the cap apply as
+    # to a conversation's, and a note that cannot be stored is a 400 naming why.
+    outcome = memory_remember(
+        tenant=tenant, external_id=user_id, text=text, actor=f"tool remember, {tenant.name}"
     )
     return {
         "memories": [
@@ -133,8 +132,10 @@ TOOLS: dict[str, Tool] = {
             description=(
                 "Store a durable fact about the user (who they are, what they prefer, what "
                 "changed), in their words ('I moved to Lisbon') or as a note ('User moved to "
-                "Lisbon'). Duplicates are merged; a contradiction of a stored fact may be held "
-                "for review (status pending_review). Returns the memories saved."
+                "Lisbon'), one fact per call. It is stored as you write it; duplicates are "
+                "merged, and a contradiction of a stored fact may be held for review (status "
+                "pending_review). Returns the memory that holds it; an error (never an empty "
+                "success) when it is not stored: empty, a question, or too long."
             ),
             parameters={
                 "type": "object",

@@ -129,7 +129,8 @@ class Conflict:
 
 @dataclass(frozen=True)
 class Decision:
-    """What to do with one candidate; `target` is the memory a merge folds it into."""
+    """What to do with one candidate; `target` is the memory a merge folds it into (or, for a
+    skip, the memory that already holds it)."""
 
     candidate: Candidate
     action: Action
@@ -289,8 +290,9 @@ def _decide_one(
     supersede: bool,
 ) -> Decision:
     digest = content_hash(candidate.full_text)
-    if any(memory.content_hash == digest for memory in known):
-        return Decision(candidate, Action.SKIP, digest, vector)  # an exact duplicate
+    duplicate = next((memory for memory in known if memory.content_hash == digest), None)
+    if duplicate is not None:  # an exact duplicate
+        return Decision(candidate, Action.SKIP, digest, vector, target=duplicate.ref)
     neighbours = neighbours_find(candidate, vector, known)
     # A judgement may name any known memory (the LLM saw the neighbours before the earlier
     # candidates of this conversation were added).
@@ -328,7 +330,14 @@ def _decide_one(
     if target is not None:
         if target.memory.status != Memory.Status.ACTIVE:
             # Restating a pending conflict adds nothing until it is reviewed.
-            return Decision(candidate, Action.SKIP, digest, vector, similarity=target.similarity)
+            return Decision(
+                candidate,
+                Action.SKIP,
+                digest,
+                vector,
+                target=target.memory.ref,
+                similarity=target.similarity,
+            )
         return Decision(
             candidate,
             Action.MERGE,

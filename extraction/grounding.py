@@ -157,15 +157,14 @@ def _opens_with(clause: str, name: str) -> str:
     return ""
 
 
-def _statement(clause: str) -> str:
+def statement_of(clause: str) -> str:
     """What a clause states ("" for a question, a request or a hypothetical), without the
     words that ask to keep it ("please remember that ...")."""
     if clause.rstrip().endswith("?"):
         return ""
     kept = _opens_with(clause, "remember_openers")
-    if kept:
-        words = words_of(clause)
-        return " ".join(words[len(kept.split()) :])
+    if kept:  # the rest as written ("remember that my mum's birthday is 3 March")
+        return " ".join(clause.split()[len(kept.split()) :])
     return "" if _opens_with(clause, "not_statements") else clause
 
 
@@ -287,7 +286,7 @@ def user_clauses(messages: Iterable[dict]) -> list[tuple[str, str]]:
                     found.append((clause, ""))
                     continue
                 clause = rest
-            statement = _statement(clause)
+            statement = statement_of(clause)
             if corrected and statement and _bare_value(statement):
                 statement = _corrected(corrected, statement) or statement
             corrected = ""

@@ -8,7 +8,7 @@ change meanwhile.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -32,6 +32,7 @@ from extraction.reader import offline_candidates, statements_missed
 from extraction.redaction import redact_candidate
 from integrations.embeddings import current_model_id, embed_texts
 from integrations.llm import LLMUsage
+from memories.facets import category_of
 from memories.models import AgentSession, EndUser, Memory, MemoryVersion
 from memories.selectors import VISIBLE_STATUSES
 from memories.services.conflicts import review_item_file
@@ -81,6 +82,12 @@ def candidates_extract(
             usage.candidates_refused += count
         if refused:
             logger.info("grounding refused %s", refused)
+        # The registry's category where it reads the fact ("quit their job" is personal,
+        # whatever the model said); the model's own elsewhere.
+        candidates = [
+            replace(candidate, category=category_of(candidate.caption) or candidate.category)
+            for candidate in candidates
+        ]
         # The user's own first-person statements that the model left out are kept too.
         missed = statements_missed(candidates, new)
         usage.statements_added += len(missed)
@@ -188,7 +195,8 @@ def llm_judge(
     return lambda position, candidate, neighbours: call.judgements.get(position)
 
 
-def _rules_only(position: int, candidate: Candidate, neighbours: list) -> None:
+def rules_only(position: int, candidate: Candidate, neighbours: list) -> None:
+    """The judge that leaves every decision to the rules (the offline path, `remember`)."""
     return None
 
 
@@ -212,7 +220,7 @@ def conversation_memories_write(
         return [], extractor
     known, rows = known_memories_load(end_user)
     vectors = embed_texts([embedding_text(c.caption, c.full_text, c.use_when) for c in candidates])
-    judge = llm_judge(candidates, vectors, known, usage) if extractor == "llm" else _rules_only
+    judge = llm_judge(candidates, vectors, known, usage) if extractor == "llm" else rules_only
     decisions = decide(
         candidates=candidates,
         vectors=vectors,

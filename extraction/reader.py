@@ -30,7 +30,7 @@ from extraction.grounding import (
     words_of,
 )
 from memories.attributes import PRACTICE, attribute
-from memories.facets import kind_of
+from memories.facets import category_of, kind_of
 from memories.facets import read as read_facets
 from memories.models import Memory
 from memories.text import CAPTION_MAX_LENGTH, states_a_fact
@@ -241,10 +241,15 @@ def _announces_change(part: str) -> bool:
     return any(facet.change for facet in read_facets(_caption(part)))
 
 
-def _category(caption: str) -> str:
-    for category in ("technical", "project", "preference"):
-        if has_phrase(caption, f"category_{category}"):
-            return category
+def category(caption: str) -> str:
+    """The registry's category for the fact (`facets.category_of`), else the one whose
+    lexicon the caption names ("category_technical"), else personal."""
+    found = category_of(caption)
+    if found:
+        return found
+    for name in ("technical", "project", "preference"):
+        if has_phrase(caption, f"category_{name}"):
+            return name
     return Memory.Category.PERSONAL
 
 
@@ -280,7 +285,7 @@ def read_statements(messages: Iterable[dict]) -> list[Candidate]:
                 Candidate(
                     caption=caption,
                     full_text=f"{caption}.",
-                    category=_category(caption),
+                    category=category(caption),
                     confidence=CONFIDENCE,
                 )
             )

@@ -427,6 +427,15 @@ def _has(words: list[str], phrase: str) -> bool:
 _NAME = re.compile(r"(?<!^)\b[A-Z][\w'-]*")
 
 
+def category_of(caption: str) -> str:
+    """The category the registry files a caption's fact under ("User quit their job" is
+    personal, "User prefers dark mode" a preference), "" when it reads no attribute."""
+    for facet in facets_read(caption):
+        if not facet.attribute.startswith("about:"):
+            return attribute(facet.attribute).category
+    return ""
+
+
 @cache
 def facets_read(*texts: str) -> tuple[Facet, ...]:
     """The facets of a memory's texts, each once (cached by text: a conversation compares

@@ -1,0 +1,128 @@
+"""`remember`: an agent's own note about the user, stored as one candidate.
+
+The agent is the extractor here: its note is not read again by the conversation extractor
+(which keeps only what a user says in the first person and would drop "User's sister lives in
+Bergen"). It goes through the rest of the write path exactly as a candidate of a conversation
+does: redaction, dedup, the conflict checks and the per-user cap, under the user's lock.
+
+A note the service will not store is refused with a reason (`NotRemembered`, a 400): empty,
+a question or a request, or too long for one memory. An agent is never told "stored" when
+nothing was.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import transaction
+
+from core.exceptions import InvalidInput
+from extraction.candidates import Candidate
+from extraction.decisions import Action, decide
+from extraction.grounding import statement_of, third_person, words_of
+from extraction.pipeline import decisions_apply, known_memories_load, rules_only
+from extraction.reader import category
+from extraction.redaction import redact_candidate
+from integrations.embeddings import embed_texts
+from memories.models import Memory
+from memories.selectors import memory_visible_count
+from memories.services.memories import end_user_get_or_create, end_user_lock, memory_cap_enforce
+from memories.signals import memories_changed_on_commit
+from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, embedding_text
+from tenants.models import ConflictPolicy, Tenant
+
+logger = logging.getLogger(__name__)
+
+# A note the agent states itself: as sure as a fact a user stated in the first person.
+CONFIDENCE = 0.9
+
+
+class NotRemembered(InvalidInput):
+    """The note states nothing the service can store as one memory."""
+
+    code = "not_remembered"
+
+
+@dataclass(frozen=True)
+class Remembered:
+    memories: list[Memory]
+    total_user_memories: int
+
+
+def note_candidate(text: str) -> Candidate:
+    """The one candidate a note states, in the third person ("I play the bassoon on Sundays"
+    is "User plays the bassoon on Sundays"; "User's sister lives in Bergen" stays as it is);
+    `NotRemembered` with the reason when there is none. A pure function."""
+    note = " ".join(text.split()).strip()
+    if not words_of(note):
+        raise NotRemembered("Nothing to remember: the text is empty.")
+    stated = statement_of(note)
+    if not stated:
+        raise NotRemembered(
+            "Not remembered: the text is a question, a request or a hypothetical, not a fact "
+            "about the user."
+        )
+    caption = _third_person(stated.rstrip(" .!"))
+    if len(caption) > FULL_TEXT_MAX_LENGTH:
+        raise NotRemembered(
+            f"Not remembered: a note is one fact of at most {FULL_TEXT_MAX_LENGTH} characters; "
+            "send a conversation to POST /memories/extract instead."
+        )
+    full_text = f"{caption}."
+    if len(caption) > CAPTION_MAX_LENGTH:
+        # The caption is the note's first sentence when it fits, the whole note the full text.
+        first = caption.split(". ")[0]
+        caption = first if len(first) <= CAPTION_MAX_LENGTH else _clip(first)
+    return Candidate(
+        caption=caption, full_text=full_text, category=category(caption), confidence=CONFIDENCE
+    )
+
+
+def _third_person(note: str) -> str:
+    """A first-person note in the third person; a note already about the user ("The user
+    is vegan", "User's sister ...") or someone else ("Tom's daughter ...") as written."""
+    words = words_of(note)
+    if words[:2] == ["the", "user"] or words[:2] == ["the", "user's"]:
+        return "User" + note[len("the user") :]
+    if words[0] in {"user", "user's"}:
+        return "User" + note[len("user") :]
+    return third_person(note)
+
+
+def _clip(text: str) -> str:
+    head = text[: CAPTION_MAX_LENGTH - 1]
+    return head[: head.rindex(" ")].rstrip(" ,;:.-") + "…" if " " in head else head + "…"
+
+
+@transaction.atomic
+def memory_remember(*, tenant: Tenant, external_id: str, text: str, actor: str) -> Remembered:
+    """Store an agent's note about the user as one candidate (see the module docstring); the
+    memory it is stored as, merged into or held with is returned, never nothing."""
+    candidate = redact_candidate(note_candidate(text))
+    end_user = end_user_get_or_create(tenant=tenant, external_id=external_id)
+    end_user_lock(end_user_id=end_user.pk)
+    known, rows = known_memories_load(end_user)
+    vectors = embed_texts([embedding_text(candidate.caption, candidate.full_text, "")])
+    decisions = decide(
+        candidates=[candidate],
+        vectors=vectors,
+        known=known,
+        judge=rules_only,
+        supersede=tenant.effective_conflict_policy == ConflictPolicy.SUPERSEDE,
+    )
+    saved = decisions_apply(
+        end_user=end_user, decisions=decisions, rows=rows, session=None, actor=actor
+    )
+    skipped = decisions[0]
+    if skipped.action == Action.SKIP and skipped.target in rows:
+        # Already known word for word, or restating a fact held for review: the memory that
+        # holds it is the answer.
+        saved = [rows[skipped.target]]
+    # One line per note, with the caller's request id (`core.jsonlog`): what was done with it.
+    logger.info("remember: %s %s", skipped.action, ",".join(memory.id for memory in saved))
+    memory_cap_enforce(end_user=end_user, cap=settings.MEMORY_USER_CAP)
+    memories_changed_on_commit(end_user_ids=[end_user.pk])
+    surviving = list(Memory.objects.filter(id__in=[memory.id for memory in saved]))
+    return Remembered(surviving, memory_visible_count(end_user=end_user))
