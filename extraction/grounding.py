@@ -452,7 +452,21 @@ def tidy_caption(caption: str) -> str:
             head = caption[: match.start()].rstrip(" ,;:-")
             if len(head.split()) >= 3 and states_a_fact(head):
                 cut = match.start()
-    return caption[:cut].rstrip(" ,;:-.!")
+    return _without_hedges(caption[:cut].rstrip(" ,;:-.!"))
+
+
+def _without_hedges(caption: str) -> str:
+    """The caption without the chat hedges of a lexicon ("like 50k a week" is "50k a week");
+    "like" goes only before a number, where it cannot be the verb."""
+    words = caption.split(" ")
+    kept = []
+    for at, word in enumerate(words):
+        after = words[at + 1] if at + 1 < len(words) else ""
+        hedge = at > 0 and word.lower() in lexicon("hedges")
+        if hedge and (word.lower() != "like" or after[:1].isdigit()):
+            continue
+        kept.append(word)
+    return " ".join(kept)
 
 
 def ground(candidate: Candidate, evidence: Evidence) -> Grounded:

@@ -444,3 +444,24 @@ def test_offline_compatible_facts_are_both_kept(tenant, settings, first, second)
     _extract(tenant, user_id, second)
 
     assert not ReviewItem.objects.exists()
+
+
+def test_the_category_follows_the_registry_where_it_reads_the_fact(tenant, llm):
+    llm.learn(
+        "job",
+        fact("User quit their job", "preference"),
+        fact("User is training for a marathon", "preference"),
+        fact("User prefers window seats", "preference"),
+    )
+
+    saved = _extract(
+        tenant,
+        uuid.uuid4(),
+        "job: I quit my job, I'm training for a marathon, I prefer window seats",
+    ).memories
+
+    assert {m.caption: m.category for m in saved} == {
+        "User quit their job": "personal",
+        "User is training for a marathon": "personal",
+        "User prefers window seats": "preference",
+    }

@@ -145,3 +145,24 @@ def test_a_pronoun_after_a_question_is_the_person_or_pet_the_question_named():
 
 def test_a_name_said_before_its_relation_keeps_the_clause_about_them():
     assert _read("Miso, my cat, hates the hoover") == ["User's cat Miso hates the hoover"]
+
+
+@pytest.mark.parametrize(
+    ("user_says", "category"),
+    [
+        ("I quit my job last week", "personal"),
+        ("I'm training for my first marathon", "personal"),
+        ("I'm vegan", "preference"),
+        ("I use Neovim for everything", "technical"),
+    ],
+)
+def test_the_category_is_the_registrys_for_the_fact(user_says, category):
+    messages = [{"role": "user", "content": user_says}]
+    assert [c.category for c in read_statements(messages)] == [category]
+
+
+def test_a_caption_keeps_no_chat_hedge():
+    assert _read("I swim like 3 times a week, basically every other day") == [
+        "User swims 3 times a week"
+    ]
+    assert _read("I like 2 sugars in my tea") == ["User likes 2 sugars in their tea"]
