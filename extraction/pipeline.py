@@ -36,7 +36,7 @@ from memories.facets import category_of
 from memories.models import AgentSession, EndUser, Memory, MemoryVersion
 from memories.selectors import VISIBLE_STATUSES
 from memories.services.conflicts import review_item_file
-from memories.services.memories import memory_create, memory_merge
+from memories.services.memories import memory_create, memory_merge, memory_sources_add
 from memories.text import embedding_text
 from tenants.models import ConflictPolicy
 
@@ -124,6 +124,11 @@ def decisions_apply(
     for position, decision in enumerate(decisions):
         candidate = decision.candidate
         if decision.action == Action.SKIP:
+            # Said again word for word: one more source of the memory that holds it.
+            held = rows.get(decision.target or "")
+            if held is not None and held.pk is not None:
+                memory_sources_add(memory=held, sessions=[session] if session else [],
+                                   outside=session is None)  # fmt: skip
             continue
         if decision.action == Action.MERGE:
             target = rows[decision.target]
@@ -136,6 +141,7 @@ def decisions_apply(
                 embedding=decision.vector,
                 embedding_model=model_id,
                 note=f"near duplicate, cosine {decision.similarity:.3f}",
+                session=session,
                 **common,
             )
             saved[target.id] = target

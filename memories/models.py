@@ -99,6 +99,11 @@ class Memory(models.Model):
     source_session = models.ForeignKey(
         AgentSession, null=True, blank=True, on_delete=models.SET_NULL, related_name="memories"
     )
+    # Every source of the fact, through restatements and operator merges, so that erasing one
+    # session removes only its contribution: the sessions that stated it, and whether a
+    # conversation without a session or an agent's note (`remember`) stated it too.
+    sessions = models.ManyToManyField(AgentSession, blank=True, related_name="memories_stated")
+    stated_outside_sessions = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     last_accessed_at = models.DateTimeField(null=True, blank=True)
@@ -154,6 +159,8 @@ class MemoryVersion(models.Model):
         SUPERSEDED = "superseded", "Superseded"
         EDITED = "edited", "Edited"
         RESOLVED = "resolved", "Resolved"
+        # A session that stated it was erased; it stays because another source stated it too.
+        SOURCE_ERASED = "source_erased", "Source erased"
 
     class Actor(models.TextChoices):
         SYSTEM = "system", "System"

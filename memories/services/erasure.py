@@ -183,6 +183,25 @@ def session_erasure_plan(
     return SessionErasurePlan(erased, frozenset(review_ids), frozenset(activate))
 
 
+_BY_ANOTHER_JOB = "another conversation stated it too"
+
+
+def _other_sources(*, memory_ids: frozenset[str], session: AgentSession) -> dict[str, str]:
+    """Of `memory_ids`, those another source stated too, with the source in words."""
+    found: dict[str, str] = {}
+    rows = (
+        Memory.sessions.through.objects.filter(memory_id__in=memory_ids)
+        .exclude(agentsession_id=session.pk)
+        .select_related("agentsession")
+    )
+    for row in rows:
+        found.setdefault(row.memory_id, f"also stated in session {row.agentsession.external_id}")
+    outside = Memory.objects.filter(id__in=memory_ids, stated_outside_sessions=True)
+    for memory_id in outside.values_list("id", flat=True):
+        found.setdefault(memory_id, "also stated outside any session")
+    return found
+
+
 def _review_snapshots(*, end_user: EndUser, memory_ids: frozenset[str]) -> list[ReviewSnapshot]:
     items = (
         ReviewItem.objects.filter(end_user=end_user)
@@ -236,12 +255,14 @@ def agent_session_erase(
     session = AgentSession.objects.filter(end_user=end_user, external_id=session_id).first()
     if session is None:
         raise NotFound("Unknown session_id for this user_id.")
-    from_session = frozenset(
-        Memory.objects.filter(source_session=session).values_list("id", flat=True)
-    )
+    stated = Memory.objects.filter(Q(source_session=session) | Q(sessions=session)).distinct()
+    from_session = frozenset(stated.values_list("id", flat=True))
     shares = erasure_shares(end_user=end_user, session=session, memory_ids=from_session)
     shared = _shared_counts(shares)
-    elsewhere = frozenset().union(*(share.stated_elsewhere for share in shares))
+    # Stated elsewhere too: by another session or outside any (the memory's own sources,
+    # kept through restatements and operator merges), or by another session's job.
+    sources = _other_sources(memory_ids=from_session, session=session)
+    elsewhere = frozenset(sources).union(*(share.stated_elsewhere for share in shares))
     plan = session_erasure_plan(
         from_session=from_session,
         stated_elsewhere=elsewhere,
@@ -258,6 +279,14 @@ def agent_session_erase(
             actor_type=MemoryVersion.Actor.SYSTEM,
             actor=actor,
             note="what it contradicted was erased with its session",
+        )
+    for memory in Memory.objects.filter(id__in=from_session - plan.memory_ids):
+        memory_version_record(
+            memory=memory,
+            action=MemoryVersion.Action.SOURCE_ERASED,
+            actor_type=actor_type,
+            actor=actor,
+            note=f"session {session_id} erased; kept: {sources.get(memory.id, _BY_ANOTHER_JOB)}",
         )
     versions = MemoryVersion.objects.filter(memory_id__in=plan.memory_ids).count()
     memory_delete_many(

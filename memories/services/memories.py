@@ -91,7 +91,10 @@ def memory_create(
         status=status,
         source_session=source_session,
         facets=facets if facets is not None else facets_of(caption, full_text),
+        stated_outside_sessions=source_session is None,
     )
+    if source_session is not None:
+        memory.sessions.add(source_session)
     memory_version_record(
         memory=memory, action=MemoryVersion.Action.CREATED, actor_type=actor_type, actor=actor
     )
@@ -111,12 +114,15 @@ def memory_merge(
     actor_type: str = MemoryVersion.Actor.SYSTEM,
     actor: str = "",
     note: str = "",
+    session: AgentSession | None = None,
 ) -> Memory:
     """Fold a near-duplicate statement into an existing memory as a new version.
 
     The more detailed wording wins, so a merge never loses information; the memory keeps the
-    facets of both statements.
+    facets of both statements, and the statement's source (`session`, None for one outside
+    any session) among its own.
     """
+    memory_sources_add(memory=memory, sessions=[session] if session else [], outside=not session)
     caption_before, full_text_before = memory.caption, memory.full_text
     known = (
         memory.facets if memory.facets is not None else facets_of(caption_before, full_text_before)
@@ -143,6 +149,30 @@ def memory_merge(
         note=note,
     )
     return memory
+
+
+def memory_sources_add(
+    *, memory: Memory, sessions: Iterable[AgentSession], outside: bool = False
+) -> None:
+    """Count `sessions` (and, with `outside`, a source outside any session) among the sources
+    of `memory`, so that erasing one of its sessions keeps it (`agent_session_erase`)."""
+    sessions = list(sessions)
+    if sessions:
+        memory.sessions.add(*sessions)
+    if outside and not memory.stated_outside_sessions:
+        memory.stated_outside_sessions = True
+        Memory.objects.filter(pk=memory.pk).update(stated_outside_sessions=True)
+
+
+def memory_sources_fold(*, into: Memory, source: Memory) -> None:
+    """`into` takes over every source of `source` (an operator merged them)."""
+    memory_sources_add(
+        memory=into,
+        sessions=source.sessions.all(),
+        outside=source.stated_outside_sessions,
+    )
+    if source.source_session_id is not None:
+        into.sessions.add(source.source_session_id)
 
 
 @transaction.atomic

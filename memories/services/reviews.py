@@ -42,6 +42,7 @@ from memories.models import (
 from memories.services.memories import (
     end_user_lock,
     memory_delete_many,
+    memory_sources_fold,
     memory_version_record,
 )
 from memories.signals import memories_changed_on_commit
@@ -234,6 +235,7 @@ def _activate(context: _Context, memory: Memory, note: str) -> None:
     duplicate = _active_duplicate(memory, memory.content_hash, besides=())
     if duplicate is not None:
         _version(context, duplicate, MemoryVersion.Action.MERGED, f"{memory.id} said the same")
+        memory_sources_fold(into=duplicate, source=memory)
         _discard(context, memory)
         return
     memory.status = Memory.Status.ACTIVE
@@ -287,6 +289,7 @@ def _merge(
         target.save(update_fields=["status", "updated_at"])
         _version(context, target, MemoryVersion.Action.SUPERSEDED, f"merged into {duplicate.id}")
         _version(context, duplicate, MemoryVersion.Action.MERGED, f"merged with {source}")
+        memory_sources_fold(into=duplicate, source=target)
     else:
         caption_before, full_text_before = target.caption, target.full_text
         target.caption, target.full_text, target.content_hash = caption, full_text, text_hash
@@ -308,6 +311,8 @@ def _merge(
         if memory.pk not in (target.pk, getattr(duplicate, "pk", None)):
             _version(context, memory, MemoryVersion.Action.RESOLVED, "kept; not merged")
     if new is not None:
+        # What the new memory's sessions stated lives on in the merged memory.
+        memory_sources_fold(into=duplicate or target, source=new)
         _discard(context, new)
 
 

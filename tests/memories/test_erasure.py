@@ -580,3 +580,54 @@ def test_a_writer_waiting_on_the_users_lock_during_an_erasure_finds_the_user_gon
     assert receipt.deleted.memories == 1
     assert outcome == {"locked": None}
     assert not EndUser.objects.filter(pk=end_user.pk).exists()
+
+
+def test_a_memory_an_operator_merged_keeps_both_sessions_through_an_erasure(
+    api, llm, django_user_model
+):
+    from memories.services.reviews import review_item_resolve
+
+    user_id = uuid.uuid4()
+    (berlin,) = saved_ids(extract(api, user_id, BERLIN, session_id="chat-1"))
+    (munich,) = saved_ids(extract(api, user_id, MUNICH, session_id="chat-2"))
+    operator = django_user_model.objects.create_superuser("op", "op@example.com", "pw-long-1")
+    review_item_resolve(
+        review_item_id=ReviewItem.objects.get().pk,
+        resolution=ReviewItem.Resolution.MERGE,
+        operator=operator,
+        caption="User lives in Munich",
+        full_text="User lives in Munich, moved from Berlin",
+    )
+    assert not Memory.objects.filter(id=munich).exists()  # folded into the Berlin memory
+
+    response = api.delete(f"/sessions/chat-1?user_id={user_id}")
+
+    assert response.json()["deleted"]["memories"] == 0
+    memory = Memory.objects.get(id=berlin)
+    assert memory.full_text == "User lives in Munich, moved from Berlin"
+    last = memory.versions.last()
+    assert last.action == MemoryVersion.Action.SOURCE_ERASED
+    assert "chat-1" in last.note and "chat-2" in last.note
+    relevant = api.get("/memories/relevant", {"user_id": user_id, "prompt": "where do I live?"})
+    assert [m["id"] for m in relevant.json()["memories"]][:1] == [berlin]
+    # Erasing the other session too leaves nothing that said it.
+    api.delete(f"/sessions/chat-2?user_id={user_id}")
+    assert not Memory.objects.filter(id=berlin).exists()
+
+
+@pytest.mark.parametrize("again", ["remember", "chat-2"])
+def test_a_fact_said_again_word_for_word_elsewhere_survives_the_first_sessions_erasure(
+    api, llm, settings, again
+):
+    settings.MEMORY_EXTRACTOR = "rules"
+    user_id = str(uuid.uuid4())
+    (said,) = saved_ids(extract(api, user_id, "I live in Berlin", session_id="chat-1"))
+    if again == "remember":
+        body = {"name": "remember", "arguments": {"user_id": user_id, "text": "I live in Berlin"}}
+        assert api.post("/tools/call", body, format="json").json()["memories"][0]["id"] == said
+    else:
+        extract(api, user_id, "I live in Berlin!", session_id="chat-2")
+
+    api.delete(f"/sessions/chat-1?user_id={user_id}")
+
+    assert Memory.objects.filter(id=said).exists()
