@@ -55,6 +55,18 @@ class MemoryAdminSite(admin.AdminSite):
             context["dashboard"] = dashboard_context(dashboard_get(tenant_ids=tenant_ids))
         return super().index(request, extra_context=context)
 
+    def get_app_list(self, request: HttpRequest, app_label: str | None = None) -> list[dict]:
+        """The apps and models of the index, app pages and sidebar, a model named by its
+        admin's `list_label` where it has one (the review queue), so each page agrees."""
+        app_list = super().get_app_list(request, app_label)
+        for app in app_list:
+            for entry in app["models"]:
+                label = getattr(self._registry.get(entry["model"]), "list_label", None)
+                if label:
+                    entry["name"] = label
+            app["models"].sort(key=lambda entry: entry["name"])
+        return app_list
+
 
 def dashboard_context(dashboard: Dashboard) -> dict[str, Any]:
     """The dashboard's figures as the template draws them: SVG charts, legends, a table."""

@@ -38,7 +38,7 @@ def _open_queue(page) -> None:
     if summary.count():
         summary.click()
     else:  # without the index summary (context processor not configured), the app list link
-        page.get_by_role("link", name="Review items", exact=True).first.click()
+        page.get_by_role("link", name="Review queue", exact=True).first.click()
     page.wait_for_url(re.compile(r"/admin/memories/reviewitem/"))
 
 
