@@ -39,6 +39,7 @@ class Attribute:
     means: dict[str, str]  # "[not ]<verb> <object>" -> the value it states
     article: bool = False  # its values are nouns that take "a" ("a nurse", "a night owl")
     nouns: tuple[str, ...] = ()  # what names it in "User's <noun> is ..." ("favourite")
+    safety: bool = False  # a health or safety fact: a context never cuts it for a lesser one
 
     def value_of(self, text: str) -> str:
         """The canonical value `text` names ("plant based" is "vegan"), or ""."""
@@ -92,6 +93,7 @@ def registry() -> dict[str, Attribute]:
             means=dict(entry.get("means", {})),
             article=entry.get("article", False),
             nouns=tuple(entry.get("nouns", ())),
+            safety=entry.get("safety", False),
         )
         for name, entry in table.items()
     }

@@ -427,6 +427,16 @@ def _has(words: list[str], phrase: str) -> bool:
 _NAME = re.compile(r"(?<!^)\b[A-Z][\w'-]*")
 
 
+def states_safety(caption: str) -> bool:
+    """Whether a caption states a health or safety fact of anyone (the registry's `safety`
+    attributes: an allergy, a condition), which a context never cuts for a lesser fact."""
+    return any(
+        not facet.attribute.startswith("about:") and attribute(facet.attribute).safety
+        for facet in facets_read(caption)
+        if facet.positive
+    )
+
+
 def category_of(caption: str) -> str:
     """The category the registry files a caption's fact under ("User quit their job" is
     personal, "User prefers dark mode" a preference), "" when it reads no attribute."""

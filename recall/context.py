@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from core.metrics import RECALL_DURATION
 from integrations.tokens import get_encoding
+from memories.facets import states_safety
 from memories.selectors import end_user_get, memory_profile_list, memory_session_list
 from recall.services import memory_recall_for_end_user
 from tenants.models import Tenant
@@ -17,6 +18,8 @@ from tenants.services import tenant_usage_add
 # tier with memories left, in the same order.
 PROFILE, RELEVANT, SESSION = "profile", "relevant", "session"
 TIER_SHARES = {PROFILE: 0.3, RELEVANT: 0.5, SESSION: 0.2}
+# Who gets the room the shares leave: what the request needs first, the profile last.
+SPILL_ORDER = (RELEVANT, SESSION, PROFILE)
 TIER_TITLES = {
     PROFILE: "About the user:",
     RELEVANT: "Relevant to this request:",
@@ -40,6 +43,9 @@ class ContextMemory:
     caption: str
     tier: str
     score: float
+    # A health or safety fact (an allergy, a condition): never cut for a lesser one when it
+    # matches the request.
+    safety: bool = False
 
 
 @dataclass(frozen=True)
@@ -117,29 +123,54 @@ def context_pack(
     chosen: dict[str, list[ContextMemory]] = {tier: [] for tier in TIER_SHARES}
     used = 0
 
-    def fill(tier: str, allowance: float) -> float:
+    def fill(
+        tier: str, allowance: float, *, in_order: bool, only_safety: bool = False, most: int = 0
+    ) -> float:
+        """Take the tier's memories best first while they fit (at `most` of them when given);
+        `in_order` stops at the first that does not, so no lesser memory takes the room a
+        better one may get later."""
         nonlocal used
         for memory in offered[tier]:
-            if memory in chosen[tier]:
+            if memory in chosen[tier] or (only_safety and not memory.safety):
                 continue
+            if most and len(chosen[tier]) >= most:
+                break
             price = cost[memory.id] + (0 if chosen[tier] else title_cost[tier])
-            if price <= allowance:
-                chosen[tier].append(memory)
-                allowance -= price
-                used += price
+            if price > allowance:
+                if in_order:
+                    break
+                continue
+            chosen[tier].append(memory)
+            allowance -= price
+            used += price
         return allowance
 
+    def spent(tier: str) -> int:
+        return sum(cost[m.id] for m in chosen[tier]) + (title_cost[tier] if chosen[tier] else 0)
+
+    # Health and safety facts that match the request come first, whatever their tier's share.
+    for tier in (RELEVANT, SESSION):
+        fill(tier, budget - used, in_order=False, only_safety=True)
+    # Each tier's share, what the request needs first; a tier's best memory may take more than
+    # its share (the best relevant memory is never dropped for a profile line).
     carry = 0.0
-    for tier in active:
-        carry = fill(tier, budget * TIER_SHARES[tier] / share_total + carry)
-    for tier in active:
-        fill(tier, budget - used)
+    for tier in sorted(active, key=SPILL_ORDER.index):
+        share = budget * TIER_SHARES[tier] / share_total + carry
+        fill(tier, budget - used, in_order=True, most=1)
+        carry = fill(tier, min(share - spent(tier), budget - used), in_order=True)
+    # What is left: best first again, what the request needs before the profile, then any
+    # memory that still fits the leftover room.
+    for in_order in (True, False):
+        for tier in sorted(active, key=SPILL_ORDER.index):
+            fill(tier, budget - used, in_order=in_order)
 
     placed = [m for tier in TIER_SHARES for m in offered[tier] if m in chosen[tier]]
     text = render(placed)
-    # Tokens can merge across line breaks: drop the last memory until the real count fits.
+    # Tokens can merge across line breaks: drop the last memory until the real count fits
+    # (the last that is not a health or safety fact, while there is one).
     while placed and count(text) > max_tokens:
-        placed.pop()
+        lesser = [at for at, memory in enumerate(placed) if not memory.safety]
+        placed.pop(lesser[-1] if lesser else -1)
         text = render(placed)
     truncated = len(placed) < sum(len(ms) for ms in offered.values())
     return Context(text=text, tokens=count(text), truncated=truncated, memories=placed)
@@ -185,9 +216,13 @@ def _context_read(
         {
             PROFILE: [ContextMemory(m.id, m.caption, PROFILE, m.confidence) for m in profile],
             RELEVANT: [
-                ContextMemory(m.id, m.caption, RELEVANT, m.score) for m in recalled.memories
+                ContextMemory(m.id, m.caption, RELEVANT, m.score, states_safety(m.caption))
+                for m in recalled.memories
             ],
-            SESSION: [ContextMemory(m.id, m.caption, SESSION, m.confidence) for m in session],
+            SESSION: [
+                ContextMemory(m.id, m.caption, SESSION, m.confidence, states_safety(m.caption))
+                for m in session
+            ],
         },
         max_tokens=max_tokens,
     )

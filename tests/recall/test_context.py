@@ -16,6 +16,7 @@ from recall.context import (
     context_pack,
     count_tokens,
     memory_context,
+    render,
 )
 from tests.factories import EndUserFactory
 
@@ -189,3 +190,62 @@ def test_another_tenants_user_reads_as_unknown(end_user, remember):
     )
 
     assert context.memories == []
+
+
+def test_a_lesser_memory_never_displaces_a_better_one_that_fits():
+    profile = [
+        ContextMemory(f"mem_profile{i:06d}", f"User profile fact number {i}", PROFILE, 1.0)
+        for i in range(4)
+    ]
+    better = ContextMemory(
+        "mem_better0000000",
+        "User has a season ticket at Elland Road and goes to every home game with their dad",
+        RELEVANT,
+        0.90,
+    )
+    lesser = ContextMemory("mem_lesser0000000", "User supports Leeds", RELEVANT, 0.86)
+
+    context = context_pack({PROFILE: profile, RELEVANT: [better, lesser]}, max_tokens=60)
+
+    assert better in context.memories and context.tokens <= 60
+
+
+def test_a_matching_health_or_safety_fact_is_never_cut_for_a_lesser_one():
+    profile = [
+        ContextMemory(f"mem_profile{i:06d}", f"User profile fact number {i}", PROFILE, 1.0)
+        for i in range(4)
+    ]
+    fish = ContextMemory("mem_fish000000000", "User started eating fish", RELEVANT, 0.86)
+    allergy = ContextMemory(
+        "mem_allergy000000",
+        "User has a severe peanut allergy and carries an EpiPen everywhere",
+        RELEVANT,
+        0.80,
+        safety=True,
+    )
+
+    context = context_pack({PROFILE: profile, RELEVANT: [fish, allergy]}, max_tokens=60)
+
+    assert allergy in context.memories
+    assert context.tokens <= 60
+
+
+def test_a_dinner_request_at_a_tight_budget_keeps_the_allergy(end_user, remember):
+    remember(
+        end_user,
+        "User is vegetarian",
+        "User started eating fish",
+        "User has a severe peanut allergy and carries an EpiPen",
+        "User lives in Leeds with their partner",
+        category=Memory.Category.PERSONAL,
+    )
+
+    context = memory_context(
+        tenant=end_user.tenant,
+        external_id=end_user.external_id,
+        prompt="any dinner ideas for tonight?",
+        max_tokens=60,
+    )
+
+    assert "peanut allergy" in context.text
+    assert context.tokens <= 60
