@@ -24,11 +24,10 @@ from extraction.grounding import (
     has_phrase,
     instructs,
     opens_without_i,
-    third_person,
-    tidy_caption,
     user_clauses,
     words_of,
 )
+from extraction.wording import third_person, tidy_caption
 from memories.attributes import PRACTICE, attribute
 from memories.facets import category_of, kind_of
 from memories.facets import read as read_facets

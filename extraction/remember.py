@@ -21,10 +21,11 @@ from django.db import transaction
 from core.exceptions import InvalidInput
 from extraction.candidates import Candidate
 from extraction.decisions import Action, decide
-from extraction.grounding import statement_of, third_person, words_of
+from extraction.grounding import statement_of, words_of
 from extraction.pipeline import decisions_apply, known_memories_load, rules_only
 from extraction.reader import category
 from extraction.redaction import redact_candidate
+from extraction.wording import third_person
 from integrations.embeddings import embed_texts
 from memories.models import Memory
 from memories.selectors import memory_visible_count

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from extraction.candidates import Candidate
-from extraction.grounding import candidates_ground, ground, third_person, user_evidence
+from extraction.grounding import candidates_ground, ground, user_evidence
+from extraction.wording import third_person
 
 
 def _ground(user_says: str, caption: str, full_text: str = "", assistant_says: str = ""):

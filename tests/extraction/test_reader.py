@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.grounding import third_person
 from extraction.reader import offline_candidates, read_statements
+from extraction.wording import third_person
 
 
 def _read(*user_says: str, assistant_says: str = "") -> list[str]:

@@ -16,7 +16,6 @@ from recall.context import (
     context_pack,
     count_tokens,
     memory_context,
-    render,
 )
 from tests.factories import EndUserFactory
 

@@ -48,8 +48,11 @@ def test_the_country_us_is_not_the_asker():
     assert is_personal("Can you help us find a flat?")
 
 
-def test_a_bare_keyword_query_is_neither():
-    assert not is_general("holiday city visited") and not is_personal("holiday city visited")
+def test_a_terse_query_is_a_request_about_the_user_not_a_general_question():
+    # What a tool-calling model sends through recall (issue #24): "dinner ideas".
+    for query in ("holiday city visited", "dinner ideas", "editor config"):
+        assert is_personal(query) and not is_general(query)
+    assert not is_personal("what is the capital of peru")
 
 
 @pytest.fixture
@@ -144,3 +147,23 @@ def test_a_prompt_needs_the_domain_it_names_in_passing(local, prompt, fact):
     wanted = needs(prompt, vectors(prompt)[0], model)
 
     assert int(np.argmax(need(wanted, domains))) == 0 and need(wanted, domains)[0] >= 0.5
+
+
+def test_every_domain_the_registry_names_is_a_recall_domain():
+    from memories.attributes import registry
+    from recall.domains import DOMAINS
+
+    names = {domain.name for domain in DOMAINS}
+    for entry in registry().values():
+        assert set(entry.domains) <= names, (entry.name, set(entry.domains) - names)
+
+
+def test_a_fact_the_registry_reads_belongs_to_its_domains_whatever_its_words():
+    import numpy as np
+
+    from recall.domains import DOMAINS, membership
+
+    found = membership(["User is a paramedic"], ["User is a paramedic"], np.zeros((1, 3)), "x")
+
+    work = [domain.name for domain in DOMAINS].index("work")
+    assert found[0, work] == 1.0

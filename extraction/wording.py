@@ -1,0 +1,102 @@
+"""A user's own words as a caption: the third person by closed-class rewrites, and the chat
+that goes on after the fact cut off. Shared by the offline reader, the grounding check's
+repairs and `remember`; it builds no caption from a template."""
+
+from __future__ import annotations
+
+import re
+
+from core.lexicon import lexicon, pairs
+from memories.text import states_a_fact
+
+# Where a first-person clause starts ("I'm vegan" -> "User is vegan").
+_OPENINGS = (
+    (re.compile(r"^(?:i am|i'm|im)\b", re.I), "User is"),
+    (re.compile(r"^(?:i have|i've|ive)\b", re.I), "User has"),
+    (re.compile(r"^(?:i'd)\b", re.I), "User would"),
+    (re.compile(r"^(?:i'll)\b", re.I), "User will"),
+    (re.compile(r"^i\b", re.I), "User"),
+    (re.compile(r"^(?:my|our)\b", re.I), "User's"),
+    # "we" is the user with their household: "we moved to Lisbon" is "User moved to Lisbon".
+    (re.compile(r"^(?:we're|we are)\b", re.I), "User is"),
+    (re.compile(r"^(?:we've|we have)\b", re.I), "User has"),
+    (re.compile(r"^we\b", re.I), "User"),
+)
+# Inside a clause: the user's own possessives and objects (closed classes).
+_INSIDE = (
+    (re.compile(r"\b(?:my|our)\b", re.I), "their"),
+    (re.compile(r"\b(?:me|us)\b", re.I), "them"),
+    (re.compile(r"\bmyself\b", re.I), "themselves"),
+    (re.compile(r"\b(?:mine|ours)\b", re.I), "theirs"),
+)
+
+
+def third_person(text: str) -> str:
+    """A first-person statement in the third person, by closed-class rewrites only: "I live in
+    Leeds" is "User lives in Leeds", "my partner is a nurse" is "User's partner is a nurse"."""
+    text = text.strip().rstrip(".!")
+    for pattern, replacement in _OPENINGS:
+        if pattern.search(text):
+            text = pattern.sub(replacement, text, count=1)
+            if replacement == "User":
+                text = "User " + _agree(text[5:])
+            break
+    for pattern, replacement in _INSIDE:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def _agree(rest: str) -> str:
+    """The words after "I" with their verb in the third person ("really like" is "really
+    likes"; "don't" is "doesn't"); a past tense, a modal or "used to" stays."""
+    words = rest.split(" ")
+    at = 0
+    while at < len(words) and words[at].lower() in lexicon("adverbs"):
+        at += 1
+    if at == len(words):
+        return rest
+    verb = words[at]
+    lowered = verb.lower().replace("\u2019", "'")
+    forms = pairs("verb_forms")
+    if lowered in forms:
+        words[at] = forms[lowered]
+    elif not lowered.endswith("ed") and lowered.isalpha():
+        words[at] = _third_singular(verb)
+    return " ".join(words)
+
+
+def _third_singular(verb: str) -> str:
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if len(verb) > 2 and verb.endswith("y") and verb[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def tidy_caption(caption: str) -> str:
+    """The caption up to where its fact ends and chat goes on (a lexicon of clause breaks),
+    when what comes before is a statement of its own."""
+    lowered = caption.lower()
+    cut = len(caption)
+    for phrase in lexicon("clause_breaks"):
+        pattern = re.escape(phrase) if phrase.startswith(",") else rf"\s{re.escape(phrase)}\b"
+        match = re.search(pattern, lowered)
+        if match and match.start() < cut:
+            head = caption[: match.start()].rstrip(" ,;:-")
+            if len(head.split()) >= 3 and states_a_fact(head):
+                cut = match.start()
+    return _without_hedges(caption[:cut].rstrip(" ,;:-.!"))
+
+
+def _without_hedges(caption: str) -> str:
+    """The caption without the chat hedges of a lexicon ("like 50k a week" is "50k a week");
+    "like" goes only before a number, where it cannot be the verb."""
+    words = caption.split(" ")
+    kept = []
+    for at, word in enumerate(words):
+        after = words[at + 1] if at + 1 < len(words) else ""
+        hedge = at > 0 and word.lower() in lexicon("hedges")
+        if hedge and (word.lower() != "like" or after[:1].isdigit()):
+            continue
+        kept.append(word)
+    return " ".join(kept)
