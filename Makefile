@@ -18,23 +18,27 @@ help:
 	@echo "make beat     run Celery beat alone"
 	@echo "make db-stop  stop the embedded PostgreSQL and Valkey"
 
-$(VENV)/.installed: pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
-	touch $@
+# The service with its dev tools, and the Python client (clients/python) that the README's
+# agent examples import. Quiet, so that `make run` shows what it serves, not what pip did; a
+# change to this recipe (the Makefile) installs again, so an older .venv gets the client too.
+$(VENV)/.installed: pyproject.toml clients/python/pyproject.toml Makefile
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "Installing the dependencies into $(VENV)..."
+	@$(PY) -m pip install --quiet --upgrade pip
+	@$(PY) -m pip install --quiet -e '.[dev]' -e ./clients/python
+	@touch $@
 
 install: $(VENV)/.installed
 
 migrate: install
-	$(PY) manage.py migrate --noinput
+	@$(PY) manage.py migrate --noinput -v 0
 
 # These share one embedded Valkey (cache, rate limit, Celery broker) unless REDIS_URL is set.
 run worker beat: export MEMORY_EMBEDDED_REDIS ?= 1
 
+# --bootstrap: the admin login and API key of `bootstrap_local`, printed last, once it answers.
 run: migrate
-	$(PY) manage.py bootstrap_local --host $(HOST) --port $(PORT)
-	exec $(PY) manage.py run_local --host $(HOST) --port $(PORT) --workers $(WORKERS)
+	@exec $(PY) manage.py run_local --host $(HOST) --port $(PORT) --workers $(WORKERS) --bootstrap
 
 test: install
 	$(VENV)/bin/ruff check .

@@ -5,6 +5,9 @@
 - Every environment variable the settings read (found by parsing the settings' source) and
   every one the runtime packages read is named in docs/configuration.md.
 - README.md stays a front page: at most README_MAX_LINES lines.
+- Every chat loop the documentation shows, run against stand-ins for the LLM and the service,
+  sends the model no system message when the service has nothing to tell (and one carrying the
+  memories when it has).
 
 No database: these tests only read files.
 """
@@ -13,8 +16,11 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from types import ModuleType, SimpleNamespace
+from unittest import mock
 
 import pytest
 
@@ -128,6 +134,77 @@ def markdown_files(root: Path) -> list[Path]:
     files = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
     client = root / "clients" / "python" / "README.md"
     return [path for path in [*files, client] if path.exists()]
+
+
+_PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def python_blocks(text: str) -> list[str]:
+    """The ```python fenced blocks of a markdown text."""
+    return _PYTHON_BLOCK.findall(text)
+
+
+# --- chat loops -------------------------------------------------------------------------------
+
+PROMPT = "any dinner ideas for tonight?"
+CONTEXT = "What you remember about the user [memory id]:\n- User is vegetarian [mem_1]"
+
+
+def chat_loops(root: Path) -> list[tuple[str, str]]:
+    """(file, code) of every Python block of the documentation that chats with an LLM in a loop."""
+    return [
+        (str(path.relative_to(root)), block)
+        for path in markdown_files(root)
+        for block in python_blocks(path.read_text())
+        if "while " in block and "chat.completions.create" in block
+    ]
+
+
+def messages_sent(loop: str, context: str) -> list[dict[str, str]]:
+    """Run a chat loop for one prompt, the service's context block being `context`; what the
+    loop sent the LLM. OpenAI and the client are stand-ins: nothing leaves the process."""
+    sent: list[list[dict[str, str]]] = []
+
+    def create(*, messages: list[dict[str, str]], **_: object) -> SimpleNamespace:
+        sent.append([dict(message) for message in messages])
+        reply = SimpleNamespace(message=SimpleNamespace(content="Try a mushroom risotto."))
+        return SimpleNamespace(choices=[reply])
+
+    class MemoryClient:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            pass
+
+        def context(self, *args: object, **kwargs: object) -> SimpleNamespace:
+            return SimpleNamespace(context=context, tokens=len(context.split()), memories=[])
+
+        def extract(self, *args: object, **kwargs: object) -> None:
+            pass
+
+    openai = ModuleType("openai")
+    openai.OpenAI = lambda *args, **kwargs: SimpleNamespace(
+        chat=SimpleNamespace(completions=SimpleNamespace(create=create))
+    )
+    client = ModuleType("memory_platform_client")
+    client.MemoryClient = MemoryClient
+    client.MemoryPlatformError = type("MemoryPlatformError", (Exception,), {})
+    prompts = iter([PROMPT, ""])  # one turn, then the empty line that ends the loop
+    scope = {"__name__": "chat_loop", "input": lambda *_: next(prompts), "print": lambda *_: None}
+    with mock.patch.dict(sys.modules, {"openai": openai, "memory_platform_client": client}):
+        exec(compile(loop, "chat_loop", "exec"), scope)
+    assert len(sent) == 1, f"the loop called the LLM {len(sent)} times for one prompt"
+    return sent[0]
+
+
+def system_message_problems(loop: str) -> list[str]:
+    """What is wrong with the system messages a chat loop sends, with and without context."""
+    problems = []
+    without = messages_sent(loop, context="")
+    if without != [{"role": "user", "content": PROMPT}]:
+        problems.append(f"with no context it sent {without}, not the conversation alone")
+    with_context = messages_sent(loop, context=CONTEXT)
+    if not any(m["role"] == "system" and CONTEXT in m["content"] for m in with_context):
+        problems.append(f"with context it sent {with_context}, no system message carrying it")
+    return problems
 
 
 # --- environment variables ------------------------------------------------------------------
@@ -257,6 +334,14 @@ def test_the_readme_is_a_front_page():
     assert lines <= README_MAX_LINES, f"README.md has {lines} lines, at most {README_MAX_LINES}"
 
 
+def test_the_chat_loops_send_no_empty_system_message_and_the_context_when_there_is_one():
+    loops = chat_loops(ROOT)
+    # The agents guide and the client's README each show one; a check of nothing would pass.
+    assert {where for where, _ in loops} >= {"docs/agents.md", "clients/python/README.md"}
+    problems = [f"{where}: {p}" for where, loop in loops for p in system_message_problems(loop)]
+    assert not problems, "\n".join(problems)
+
+
 # --- the checks themselves catch what they are for ------------------------------------------
 
 
@@ -358,3 +443,30 @@ def test_settings_paths_finds_the_settings_module(tmp_path):
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "settings.py").write_text("")
     assert settings_paths(tmp_path) == [tmp_path / "config" / "settings.py"]
+
+
+def test_system_message_problems_finds_an_empty_system_message_and_a_dropped_context():
+    head = (
+        "from openai import OpenAI\n"
+        "from memory_platform_client import MemoryClient\n"
+        "llm, memory = OpenAI(), MemoryClient()\n"
+        "while prompt := input():\n"
+        "    known = memory.context('u', prompt).context\n"
+    )
+    send = "    llm.chat.completions.create(model='m', messages=messages)\n"
+    empty_system = (
+        "    system = {'role': 'system', 'content': f'What you know about the user:\\n{known}'}\n"
+        "    messages = [system, {'role': 'user', 'content': prompt}]\n"
+    )
+    no_context = "    messages = [{'role': 'user', 'content': prompt}]\n"
+    right = (
+        "    messages = [{'role': 'system', 'content': known}] * bool(known)"
+        " + [{'role': 'user', 'content': prompt}]\n"
+    )
+    assert [
+        p.split(" it sent")[0] for p in system_message_problems(head + empty_system + send)
+    ] == ["with no context"]
+    assert [p.split(" it sent")[0] for p in system_message_problems(head + no_context + send)] == [
+        "with context"
+    ]
+    assert system_message_problems(head + right + send) == []

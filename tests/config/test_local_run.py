@@ -1,4 +1,5 @@
-"""`make run` from nothing: migrate, bootstrap, serve; and again after the server was killed."""
+"""`make run` from nothing: install, migrate, bootstrap, serve; and again after the server was
+killed."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ import json
 import os
 import re
 import signal
+import subprocess
+import sys
+import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -22,7 +26,7 @@ import pytest
 from django_ratelimit.core import _get_window
 
 from config.embedded import stop_embedded_postgres, stop_embedded_valkey
-from tests.processes import clean_env, free_port, gunicorn, http_get, manage, run_local
+from tests.processes import ROOT, clean_env, free_port, gunicorn, http_get, manage, run_local
 
 # A loaded machine (`make test` on two cores) makes everything slower: a new cluster, Django's
 # import in each gunicorn worker (a server listens before its workers can answer), a first
@@ -264,3 +268,79 @@ def test_the_rate_limit_is_exact_across_workers_without_redis(fresh_install):
         assert time.time() < window_ends, "the 45 requests took longer than their minute"
 
     assert (statuses.count(200), statuses.count(429)) == (30, 15)
+
+
+# --- what a new user runs: `make install`, `make run` ----------------------------------------
+
+
+def test_make_install_installs_the_python_client_that_the_readme_imports(tmp_path):
+    # The recipe, as make would run it into a new .venv (-B: every step, -n: print, run none).
+    recipe = subprocess.run(
+        ["make", "-n", "-B", "install", f"VENV={tmp_path / 'venv'}"],
+        cwd=ROOT, capture_output=True, text=True, check=True, timeout=60,
+    ).stdout  # fmt: skip
+    pip_installs = [line for line in recipe.splitlines() if "pip install" in line]
+    assert any("./clients/python" in line for line in pip_installs), recipe
+    assert all("--quiet" in line for line in pip_installs), recipe
+    # And this .venv, made by that recipe, imports it from anywhere (not through a test's path).
+    code = "import memory_platform_client; print(memory_platform_client.__file__)"
+    imported = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path, env=clean_env(), capture_output=True, text=True, timeout=REQUEST_SECONDS,
+    )  # fmt: skip
+    assert imported.returncode == 0, imported.stderr
+    assert Path(imported.stdout.strip()).is_relative_to(ROOT / "clients" / "python")
+
+
+_RULE = re.compile(r"^\+-+\+$", re.MULTILINE)
+
+
+def _through_the_block(log) -> str | None:
+    """Everything `make run` printed, once it holds the framed block (both of its rules)."""
+    log.seek(0)
+    output = log.read()
+    return output if len(_RULE.findall(output)) >= 2 else None
+
+
+@pytest.mark.timeout(4 * READY_SECONDS)
+def test_make_run_prints_the_login_and_key_last_in_a_frame_once_all_of_it_answers(fresh_install):
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryFile("w+") as log:
+        # -o install: this test is about what `run` prints, not about installing again.
+        process = subprocess.Popen(
+            ["make", "-o", "install", "run", f"PY={sys.executable}", f"PORT={port}"],
+            cwd=ROOT, env=fresh_install, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+        try:
+            output = _eventually(
+                lambda: _through_the_block(log), "make run's block", 2 * READY_SECONDS
+            )
+            assert _healthy(base)["status"] == "ok"
+        finally:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=READY_SECONDS)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+    saved = json.loads(
+        (Path(fresh_install["MEMORY_DATA_DIR"]) / "local-credentials.json").read_text()
+    )
+    top, bottom = [match.start() for match in _RULE.finditer(output)][:2]
+    before, block = output[:top], output[top:bottom]
+    # The login and the key are in the block, and only there.
+    for secret in (saved["admin_password"], saved["api_key"]):
+        assert output.count(secret) == 1 and secret in block, output[-3000:]
+    assert f"Admin:    {base}/admin/  user 'admin'  password {saved['admin_password']}" in block
+    assert f"API key (tenant 'local'): {saved['api_key']}" in block
+    assert f"Up: web, worker, beat on {base} (health: ok)" in block
+    # Printed once everything answered: gunicorn (its access line for /health), the worker and
+    # beat (what each logs before it can reply to a ping).
+    for started in ('"GET /health 200', " ready.", "beat: Starting..."):
+        assert started in before, f"{started!r} not before the block:\n{before[-3000:]}"
+    # Before it, no migration list and no Celery banners to bury it in.
+    for noise in ("Applying ", "Operations to perform", "[tasks]", "celery beat v"):
+        assert noise not in before, f"{noise!r} printed:\n{before[-3000:]}"
