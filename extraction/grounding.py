@@ -28,7 +28,9 @@ from functools import cache
 
 from core.lexicon import lexicon, words_of
 from extraction.candidates import Candidate
+from extraction.judge import Relation, compare
 from extraction.wording import third_person, tidy_caption
+from memories.facets import facets_read
 from memories.facets import read as read_facets
 from memories.text import CAPTION_MAX_LENGTH, states_a_fact
 
@@ -198,6 +200,17 @@ def _named_first(match: re.Match) -> str:
 
 
 def user_clauses(messages: Iterable[dict]) -> list[tuple[str, str]]:
+    """Each clause of the user's own messages with what it states (see `_clauses`)."""
+    return _clauses(messages)[0]
+
+
+def taken_back(messages: Iterable[dict]) -> list[str]:
+    """The statements the user corrected right after ("I live in Hamburg" in "I live in
+    Hamburg. Actually no, Bremen")."""
+    return _clauses(messages)[1]
+
+
+def _clauses(messages: Iterable[dict]) -> tuple[list[tuple[str, str]], list[str]]:
     """Each clause of the user's own messages with what it states ("" for a question, a
     request or a hypothetical), leaving out messages that instruct the extractor or the
     assistant (data, never evidence). A clause the user corrects right after is not said
@@ -205,6 +218,7 @@ def user_clauses(messages: Iterable[dict]) -> list[tuple[str, str]]:
     the place of the one it corrects ("I'm 34 | oops no, 35" says "I'm 35"). A question still
     names the people a later "she" or "he" means ("can my cat eat tuna? he's 14")."""
     found: list[tuple[str, str]] = []
+    withdrawn: list[str] = []
     corrected = ""  # the statement a correction took back, until its new value comes
     for message in messages:
         if str(message.get("role", "user")) != "user":
@@ -220,6 +234,7 @@ def user_clauses(messages: Iterable[dict]) -> list[tuple[str, str]]:
                 stated = [at for at, (_, statement) in enumerate(found) if statement]
                 if stated:
                     corrected = found[stated[-1]][1]
+                    withdrawn.append(corrected)
                     found[stated[-1]] = (found[stated[-1]][0], "")
                 if not rest:
                     found.append((clause, ""))
@@ -230,7 +245,7 @@ def user_clauses(messages: Iterable[dict]) -> list[tuple[str, str]]:
                 statement = _corrected(corrected, statement) or statement
             corrected = ""
             found.append((clause, statement))
-    return found
+    return found, withdrawn
 
 
 def user_statements(messages: Iterable[dict]) -> list[str]:
@@ -418,4 +433,31 @@ def candidates_ground(
             refused[grounded.reason] = refused.get(grounded.reason, 0) + 1
         else:
             kept.append(grounded.candidate)
-    return kept, refused
+    corrected = [c for c in kept if _taken_back(c, kept, taken_back(messages))]
+    if corrected:
+        refused["corrected"] = len(corrected)
+    return [c for c in kept if c not in corrected], refused
+
+
+def _taken_back(candidate: Candidate, kept: list[Candidate], withdrawn: list[str]) -> bool:
+    """Whether the user took the candidate's fact back in the same conversation: it
+    contradicts another candidate, and its value is in a statement they corrected ("I live in
+    Hamburg. Actually no, I live in Bremen") while the other's is not. A small model often
+    keeps both; the correction wins."""
+    if not withdrawn:
+        return False
+    facets = facets_read(candidate.caption)
+    said = {word for statement in withdrawn for word in words_of(statement)}
+    for other in kept:
+        found = compare(facets, facets_read(other.caption)) if other is not candidate else None
+        if found is None or found.relation != Relation.CONTRADICTS:
+            continue
+        mine = {w for f in facets for w in f.value.split()}
+        theirs = {w for f in facets_read(other.caption) for w in f.value.split()}
+        if any(_in_words(w, said) for w in mine) and not any(_in_words(w, said) for w in theirs):
+            return True
+    return False
+
+
+def _in_words(value_word: str, words: set[str]) -> bool:
+    return any(word.startswith(value_word) for word in words)

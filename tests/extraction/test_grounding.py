@@ -139,3 +139,37 @@ def test_refusals_are_counted_by_reason_and_the_rest_kept():
 )
 def test_the_third_person_rewrite_touches_only_closed_class_words(text, third):
     assert third_person(text) == third
+
+
+def test_a_fact_the_user_corrected_in_the_same_message_is_refused_for_its_correction():
+    said = [
+        {
+            "role": "user",
+            "content": "I live in Hamburg. Actually no, I live in Bremen, Hamburg is where I work",
+        }
+    ]
+    # What a small model answers: the slip and its correction both.
+    proposed = [
+        Candidate("User lives in Hamburg", "User lives in Hamburg.", "personal", 0.9),
+        Candidate("User lives in Bremen", "User lives in Bremen.", "personal", 0.9),
+        Candidate("User works in Hamburg", "User works in Hamburg.", "personal", 0.9),
+    ]
+
+    kept, refused = candidates_ground(proposed, said)
+
+    assert [c.caption for c in kept] == ["User lives in Bremen", "User works in Hamburg"]
+    assert refused == {"corrected": 1}
+
+
+def test_two_values_the_user_never_took_back_are_both_kept_for_the_judge():
+    said = [{"role": "user", "content": "I live in Hamburg and my sister lives in Bremen"}]
+    proposed = [
+        Candidate("User lives in Hamburg", "User lives in Hamburg.", "personal", 0.9),
+        Candidate(
+            "User's sister lives in Bremen", "User's sister lives in Bremen.", "personal", 0.9
+        ),
+    ]
+
+    kept, refused = candidates_ground(proposed, said)
+
+    assert len(kept) == 2 and refused == {}
