@@ -163,13 +163,6 @@ def _openers() -> tuple[tuple[list[str], str], ...]:
     return tuple(sorted(found, key=lambda item: -len(item[0])))
 
 
-# Where the value after an opening ends: a new clause's subject or question word.
-_VALUE_ENDS = frozenset(
-    {"it", "it's", "you", "he", "she", "they", "what", "what's", "whats", "how", "which", "who",
-     "where", "when", "why", "any", "is", "are", "was", "everyone", "everybody", "people"}
-)  # fmt: skip
-
-
 def _opened(clause: str) -> str:
     """A clause that opens the way chat states a fact without a subject ("greetings from
     Berlin!", "as a paralegal what's the best way ..."), as the user's own clause, with the
@@ -181,7 +174,7 @@ def _opened(clause: str) -> str:
             continue
         value: list[str] = []
         for word in said[len(opening) :][:4]:
-            if word in _VALUE_ENDS | lexicon("value_breaks") | lexicon("first_person"):
+            if word in lexicon("value_ends") | lexicon("value_breaks") | lexicon("first_person"):
                 break
             value.append(word)
         if not value:
