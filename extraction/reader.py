@@ -58,7 +58,8 @@ def _parts(clause: str) -> list[str]:
         pieces = part.split(" and ")
         parts.append(pieces[0])
         for piece in pieces[1:]:
-            if opens_without_i(words_of(piece)) and len(words_of(parts[-1])) > 1:
+            said = words_of(piece)
+            if (opens_without_i(said) or _their_person(said)) and len(words_of(parts[-1])) > 1:
                 parts.append(piece)
             else:
                 parts[-1] = f"{parts[-1]} and {piece}"
@@ -90,6 +91,8 @@ def _in_first_person(part: str) -> str:
         return f"{favourite['noun']} is {favourite['value']}"
     if words[0] in lexicon("first_person") and words[0] not in {"me", "us"}:
         return part
+    if _their_person(words):  # "mum's a GP", chat leaving out the "my"
+        return f"my {part}"
     if opens_without_i(words):
         negated = words[0] in {"not", "never"} and words[1:2] != ["been"]
         part = part[:1].lower() + part[1:] if words[0] in lexicon("negators") else part
@@ -187,6 +190,22 @@ def _opened(clause: str) -> str:
         if any(f.attribute.split(":")[0] not in {"practice", "about"} for f in facets):
             return stated
     return ""
+
+
+def _their_person(words: list[str]) -> bool:
+    """Whether a clause opens with one of the user's people and states a closed fact of
+    them, the "my" left out ("mum's a GP", "hubby is vegan", "sister has coeliac"): the
+    registry must read a closed attribute, so "dad jokes are the best" is not one."""
+    person = words[0].removesuffix("'s")
+    if person not in lexicon("people") or person in lexicon("generic_people"):
+        return False
+    if not (words[0].endswith("'s") or words[1:2] in (["is"], ["has"], ["was"])):
+        return False
+    caption = _caption(f"my {' '.join(words)}")
+    return any(
+        facet.subject != "user" and facet.attribute.split(":")[0] not in {PRACTICE, "about"}
+        for facet in read_facets(caption)
+    )
 
 
 def _kind_of_person(value: str) -> bool:

@@ -166,3 +166,12 @@ def test_a_caption_keeps_no_chat_hedge():
         "User swims 3 times a week"
     ]
     assert _read("I like 2 sugars in my tea") == ["User likes 2 sugars in their tea"]
+
+
+def test_one_of_the_users_people_said_without_my_is_still_theirs():
+    assert _read("sister's a paramedic in Cardiff and brother is a chef") == [
+        "User's sister is a paramedic in Cardiff",
+        "User's brother is a chef",
+    ]
+    assert _read("dad jokes are the worst") == []
+    assert _read("doctor is a tough job these days") == []
