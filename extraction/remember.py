@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -97,15 +98,28 @@ def _clip(text: str) -> str:
     return head[: head.rindex(" ")].rstrip(" ,;:.-") + "…" if " " in head else head + "…"
 
 
-@transaction.atomic
 def memory_remember(*, tenant: Tenant, external_id: str, text: str, actor: str) -> Remembered:
     """Store an agent's note about the user as one candidate (see the module docstring); the
     memory it is stored as, merged into or held with is returned, never nothing."""
     candidate = redact_candidate(note_candidate(text))
+    # Embedded before the transaction, so no writer of this user waits on the embedder.
+    vectors = embed_texts([embedding_text(candidate.caption, candidate.full_text, "")])
+    with transaction.atomic():
+        return _remembered(
+            tenant=tenant,
+            external_id=external_id,
+            candidate=candidate,
+            vectors=vectors,
+            actor=actor,
+        )
+
+
+def _remembered(
+    *, tenant: Tenant, external_id: str, candidate: Candidate, vectors: Any, actor: str
+) -> Remembered:
     end_user = end_user_get_or_create(tenant=tenant, external_id=external_id)
     end_user_lock(end_user_id=end_user.pk)
     known, rows = known_memories_load(end_user)
-    vectors = embed_texts([embedding_text(candidate.caption, candidate.full_text, "")])
     decisions = decide(
         candidates=[candidate],
         vectors=vectors,
@@ -116,13 +130,13 @@ def memory_remember(*, tenant: Tenant, external_id: str, text: str, actor: str) 
     saved = decisions_apply(
         end_user=end_user, decisions=decisions, rows=rows, session=None, actor=actor
     )
-    skipped = decisions[0]
-    if skipped.action == Action.SKIP and skipped.target in rows:
+    decision = decisions[0]
+    if decision.action == Action.SKIP and decision.target in rows:
         # Already known word for word, or restating a fact held for review: the memory that
         # holds it is the answer.
-        saved = [rows[skipped.target]]
+        saved = [rows[decision.target]]
     # One line per note, with the caller's request id (`core.jsonlog`): what was done with it.
-    logger.info("remember: %s %s", skipped.action, ",".join(memory.id for memory in saved))
+    logger.info("remember: %s %s", decision.action, ",".join(memory.id for memory in saved))
     memory_cap_enforce(end_user=end_user, cap=settings.MEMORY_USER_CAP)
     memories_changed_on_commit(end_user_ids=[end_user.pk])
     surviving = list(Memory.objects.filter(id__in=[memory.id for memory in saved]))
