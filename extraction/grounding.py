@@ -204,12 +204,6 @@ def user_clauses(messages: Iterable[dict]) -> list[tuple[str, str]]:
     return _clauses(messages)[0]
 
 
-def taken_back(messages: Iterable[dict]) -> list[str]:
-    """The statements the user corrected right after ("I live in Hamburg" in "I live in
-    Hamburg. Actually no, Bremen")."""
-    return _clauses(messages)[1]
-
-
 def _clauses(messages: Iterable[dict]) -> tuple[list[tuple[str, str]], list[str]]:
     """Each clause of the user's own messages with what it states ("" for a question, a
     request or a hypothetical), leaving out messages that instruct the extractor or the
@@ -269,6 +263,9 @@ class Evidence:
     # Whether the user speaks of themselves or their people at all ("I", "my", "we", "my
     # sister", "moved to Lisbon!"): "octopuses have three hearts" grounds no fact about them.
     personal: bool = True
+    # The statements the user corrected right after ("I live in Hamburg" in "I live in
+    # Hamburg. Actually no, Bremen").
+    withdrawn: tuple[str, ...] = ()
 
     def __contains__(self, stem: str) -> bool:
         return stem in self.stems
@@ -277,7 +274,8 @@ class Evidence:
 def user_evidence(messages: Iterable[dict]) -> Evidence:
     """The evidence of the user's own messages: their statements, not their questions,
     requests or hypotheticals, nor messages that instruct the extractor."""
-    statements = user_statements(messages)
+    clauses, withdrawn = _clauses(messages)
+    statements = [statement for _, statement in clauses if statement]
     stems = frozenset(
         same for clause in statements for word in words_of(clause) for same in _same(word)
     )
@@ -289,7 +287,7 @@ def user_evidence(messages: Iterable[dict]) -> Evidence:
             if relation in lexicon("people"):
                 relations.append((match.group(2), relation))
     personal = any(_personal(clause) for clause in statements)
-    return Evidence(stems, negative, tuple(relations), personal)
+    return Evidence(stems, negative, tuple(relations), personal, tuple(withdrawn))
 
 
 def _personal(clause: str) -> bool:
@@ -433,13 +431,13 @@ def candidates_ground(
             refused[grounded.reason] = refused.get(grounded.reason, 0) + 1
         else:
             kept.append(grounded.candidate)
-    corrected = [c for c in kept if _taken_back(c, kept, taken_back(messages))]
+    corrected = [c for c in kept if _taken_back(c, kept, evidence.withdrawn)]
     if corrected:
         refused["corrected"] = len(corrected)
     return [c for c in kept if c not in corrected], refused
 
 
-def _taken_back(candidate: Candidate, kept: list[Candidate], withdrawn: list[str]) -> bool:
+def _taken_back(candidate: Candidate, kept: list[Candidate], withdrawn: tuple[str, ...]) -> bool:
     """Whether the user took the candidate's fact back in the same conversation: it
     contradicts another candidate, and its value is in a statement they corrected ("I live in
     Hamburg. Actually no, I live in Bremen") while the other's is not. A small model often
@@ -448,13 +446,17 @@ def _taken_back(candidate: Candidate, kept: list[Candidate], withdrawn: list[str
         return False
     facets = facets_read(candidate.caption)
     said = {word for statement in withdrawn for word in words_of(statement)}
+    mine = {word for facet in facets for word in facet.value.split()}
+    if not any(_in_words(word, said) for word in mine):
+        return False
     for other in kept:
-        found = compare(facets, facets_read(other.caption)) if other is not candidate else None
+        if other is candidate:
+            continue
+        others = facets_read(other.caption)
+        found = compare(facets, others)
         if found is None or found.relation != Relation.CONTRADICTS:
             continue
-        mine = {w for f in facets for w in f.value.split()}
-        theirs = {w for f in facets_read(other.caption) for w in f.value.split()}
-        if any(_in_words(w, said) for w in mine) and not any(_in_words(w, said) for w in theirs):
+        if not any(_in_words(word, said) for facet in others for word in facet.value.split()):
             return True
     return False
 

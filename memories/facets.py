@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 
 from core.lexicon import lexicon, pairs, words_of
 from memories.attributes import PRACTICE, Attribute, attribute, named_by, registry
@@ -446,10 +446,10 @@ def category_of(caption: str) -> str:
     return ""
 
 
-@cache
+@lru_cache(maxsize=8192)
 def facets_read(*texts: str) -> tuple[Facet, ...]:
     """The facets of a memory's texts, each once (cached by text: a conversation compares
-    each memory often)."""
+    each memory often; bounded, since a server sees captions without end)."""
     return tuple(dict.fromkeys(facet for text in texts for facet in read(text)))
 
 

@@ -255,8 +255,8 @@ def agent_session_erase(
     session = AgentSession.objects.filter(end_user=end_user, external_id=session_id).first()
     if session is None:
         raise NotFound("Unknown session_id for this user_id.")
-    stated = Memory.objects.filter(Q(source_session=session) | Q(sessions=session)).distinct()
-    from_session = frozenset(stated.values_list("id", flat=True))
+    # Every memory the session stated, its first source or not (`Memory.sessions`).
+    from_session = frozenset(session.memories_stated.values_list("id", flat=True))
     shares = erasure_shares(end_user=end_user, session=session, memory_ids=from_session)
     shared = _shared_counts(shares)
     # Stated elsewhere too: by another session or outside any (the memory's own sources,

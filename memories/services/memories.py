@@ -166,13 +166,10 @@ def memory_sources_add(
 
 def memory_sources_fold(*, into: Memory, source: Memory) -> None:
     """`into` takes over every source of `source` (an operator merged them)."""
+    # `sessions` holds the first session too (`memory_create`, migration 0011).
     memory_sources_add(
-        memory=into,
-        sessions=source.sessions.all(),
-        outside=source.stated_outside_sessions,
+        memory=into, sessions=source.sessions.all(), outside=source.stated_outside_sessions
     )
-    if source.source_session_id is not None:
-        into.sessions.add(source.source_session_id)
 
 
 @transaction.atomic

@@ -12,7 +12,6 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.db.backends import utils as db_utils
 from django.db.models import Sum
 
@@ -20,11 +19,11 @@ from extraction.models import ExtractionJob
 from extraction.reader import offline_candidates
 from tenants.models import TenantUsage
 from testing.llm_stub import extracting_chat_reply
+from tests.browser.admin_login import log_in, operator_create
 from tests.factories import TenantFactory, api_key_for, dashboard_populate
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-PASSWORD = "a-long-operator-passphrase"
 TALKS = [
     "I moved to Lisbon in March and I work as a data engineer at a bank.",
     "My daughter Ana started school this week; I'm allergic to peanuts, by the way.",
@@ -68,12 +67,8 @@ def _call(live_server, key: str, method: str, path: str, body: dict | None = Non
 
 
 def _log_in(page, live_server) -> None:
-    get_user_model().objects.create_superuser("operator", password=PASSWORD)
-    page.goto(f"{live_server.url}/admin/")
-    page.fill("#id_username", "operator")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{live_server.url}/admin/")
+    operator_create()
+    log_in(page, live_server)
 
 
 def _index_queries(page, live_server, server_queries: list[str]) -> int:

@@ -8,15 +8,14 @@ import re
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from memories.models import ReviewItem
+from tests.browser.admin_login import log_in, operator_create
 from tests.factories import EndUserFactory, TenantFactory, conflict_make
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-PASSWORD = "a-long-operator-passphrase"
 PORTO = "User lives in Porto with their husband and daughter Inês"
 # Captions as long as the queue shows them (it cuts at 60 characters), reasons as the offline
 # judge writes them, and tenant names as long as real ones get.
@@ -51,7 +50,7 @@ def _hashing_embedder(settings):
 
 @pytest.fixture
 def operator(db):
-    return get_user_model().objects.create_superuser("operator", password=PASSWORD)
+    return operator_create()
 
 
 @pytest.fixture
@@ -81,18 +80,10 @@ def long_queue(operator):
     return items
 
 
-def _log_in(page, live_server) -> None:
-    page.goto(f"{live_server.url}/admin/")
-    page.fill("#id_username", "operator")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{live_server.url}/admin/")
-
-
 def test_the_review_queue_fits_1440_pixels_with_the_resolution_column_in_view(
     page, live_server, long_queue
 ):
-    _log_in(page, live_server)
+    log_in(page, live_server)
     page.goto(f"{live_server.url}/admin/memories/reviewitem/?status=all")
     assert page.locator("#result_list tbody tr").count() == len(long_queue)
 
@@ -118,7 +109,7 @@ def test_the_review_queue_fits_1440_pixels_with_the_resolution_column_in_view(
 
 
 def test_the_queue_has_one_name_in_its_title_breadcrumb_and_sidebar(page, live_server, long_queue):
-    _log_in(page, live_server)
+    log_in(page, live_server)
     page.goto(f"{live_server.url}/admin/memories/reviewitem/")
 
     title = page.locator("#content h1").inner_text()
@@ -137,7 +128,7 @@ def test_the_conflict_page_shows_what_keep_new_and_merge_would_drop_as_the_text_
     from playwright.sync_api import expect
 
     item = conflict_make(EndUserFactory(), "User moved to Lisbon", (PORTO,))
-    _log_in(page, live_server)
+    log_in(page, live_server)
     page.goto(f"{live_server.url}/admin/memories/reviewitem/{item.pk}/change/")
 
     keep_new = page.locator("#keep_new-loses")

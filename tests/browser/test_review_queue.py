@@ -6,13 +6,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from memories.models import DeletionRecord, Memory, ReviewItem
+from tests.browser.admin_login import log_in, operator_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-PASSWORD = "a-long-operator-passphrase"
 
 
 @pytest.fixture(autouse=True)
@@ -22,15 +20,7 @@ def _hashing_embedder(settings):
 
 @pytest.fixture
 def operator(db):
-    return get_user_model().objects.create_superuser("operator", password=PASSWORD)
-
-
-def _log_in(page, live_server) -> None:
-    page.goto(f"{live_server.url}/admin/")
-    page.fill("#id_username", "operator")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{live_server.url}/admin/")
+    return operator_create()
 
 
 def _open_queue(page) -> None:
@@ -55,7 +45,7 @@ def _resolve(page, live_server, item: ReviewItem, button: str) -> None:
 def test_an_operator_resolves_conflicts_all_four_ways_in_the_browser(
     page, live_server, operator, conflicts, screenshot
 ):
-    _log_in(page, live_server)
+    log_in(page, live_server)
     screenshot(page, "admin-index.png", full_page=False)
 
     _open_queue(page)
@@ -136,7 +126,7 @@ def test_an_operator_resolves_conflicts_all_four_ways_in_the_browser(
 
 def test_a_merge_without_text_is_refused_on_the_page(page, live_server, operator, conflicts):
     item = conflicts["merge"]
-    _log_in(page, live_server)
+    log_in(page, live_server)
     page.goto(f"{live_server.url}/admin/memories/reviewitem/{item.pk}/change/")
     page.fill("#id_full_text", "")
     page.click("#resolve-merge")

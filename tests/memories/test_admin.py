@@ -34,17 +34,6 @@ def _hashing_embedder(settings):
     settings.MEMORY_EMBEDDER = "hashing"
 
 
-@pytest.fixture
-def operator(db):
-    return get_user_model().objects.create_superuser("olga", password="not-used-here")
-
-
-@pytest.fixture
-def client_as_operator(client, operator):
-    client.force_login(operator)
-    return client
-
-
 def _filed(item: ReviewItem, *, days: float) -> ReviewItem:
     ReviewItem.objects.filter(pk=item.pk).update(created_at=timezone.now() - timedelta(days=days))
     return item

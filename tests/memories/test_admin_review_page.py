@@ -7,7 +7,6 @@ import re
 from datetime import UTC, datetime
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from memories.models import Memory, MemoryVersion, ReviewItem
@@ -33,17 +32,6 @@ def _marked(html: str, element_id: str) -> list[str]:
 @pytest.fixture(autouse=True)
 def _hashing_embedder(settings):
     settings.MEMORY_EMBEDDER = "hashing"
-
-
-@pytest.fixture
-def operator(db):
-    return get_user_model().objects.create_superuser("olga", password="not-used-here")
-
-
-@pytest.fixture
-def client_as_operator(client, operator):
-    client.force_login(operator)
-    return client
 
 
 @pytest.fixture
