@@ -12,7 +12,7 @@ from django.http import QueryDict
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 
-from core.exceptions import InvalidInput
+from core.exceptions import InvalidInput, ServiceUnavailable
 from core.user_ids import USER_ID_MAX_LENGTH, USER_ID_PATTERN, user_id_normal
 
 
@@ -32,7 +32,7 @@ _ERROR_DESCRIPTIONS = {
     413: "Request body over the size limit.",
     429: "More than MEMORY_RATE_LIMIT requests a minute for this user_id (Retry-After).",
     502: "The LLM failed; the conversation is kept as a failed job for a retry.",
-    503: "The database is unavailable.",
+    503: ServiceUnavailable.default_message,
 }
 
 
