@@ -251,7 +251,17 @@ TOOLS: dict[str, Tool] = {
 READING_TOOLS = [tool.name for tool in TOOLS.values() if not tool.writes]
 
 
-def json_type_is(value: Any, json_type: str) -> bool:
+# The Python types json.loads gives for the JSON schema types (numbers are told apart below).
+_JSON_TYPES: dict[str, type] = {
+    "string": str,
+    "boolean": bool,
+    "object": dict,
+    "array": list,
+    "null": type(None),
+}
+
+
+def _json_type_is(value: Any, json_type: str) -> bool:
     """Whether a parsed JSON value is of the JSON schema type `json_type`.
 
     true is not an integer (Python's bool is an int); an integer is any number without a
@@ -263,15 +273,6 @@ def json_type_is(value: Any, json_type: str) -> bool:
     if json_type == "number":
         return isinstance(value, int | float) and not isinstance(value, bool)
     return isinstance(value, _JSON_TYPES[json_type])
-
-
-_JSON_TYPES: dict[str, type | tuple[type, ...]] = {
-    "string": str,
-    "boolean": bool,
-    "object": dict,
-    "array": list,
-    "null": type(None),
-}
 
 
 def tool_call(*, tenant: Tenant, name: str, arguments: Any, may_write: bool) -> dict[str, Any]:
@@ -299,7 +300,7 @@ def tool_call(*, tenant: Tenant, name: str, arguments: Any, may_write: bool) -> 
     mistyped = [
         f"{field}: must be a JSON {properties[field]['type']}"
         for field, value in arguments.items()
-        if not json_type_is(value, properties[field]["type"])
+        if not _json_type_is(value, properties[field]["type"])
     ]
     if mistyped:
         raise InvalidInput(f"Invalid arguments for {name}: {'; '.join(mistyped)}.")

@@ -25,7 +25,9 @@ class ErrorSerializer(serializers.Serializer):
 
 
 _ERROR_DESCRIPTIONS = {
-    400: "Invalid input (bad user_id, missing field, wrong type, bad ids, oversized).",
+    400: "Invalid input (bad user_id, missing field, wrong type, bad ids, oversized, two "
+    "different user_ids), or malformed (not JSON, nested too deep, a lone surrogate, a query "
+    "string that is not UTF-8).",
     401: "Missing, unknown or revoked API key.",
     403: "A read-only API key (code `read_only_key`): this needs a read-write key.",
     404: "Unknown user_id, memory or session for this API key's tenant.",
