@@ -251,6 +251,30 @@ TOOLS: dict[str, Tool] = {
 READING_TOOLS = [tool.name for tool in TOOLS.values() if not tool.writes]
 
 
+# The Python types json.loads gives for the JSON schema types (numbers are told apart below).
+_JSON_TYPES: dict[str, type] = {
+    "string": str,
+    "boolean": bool,
+    "object": dict,
+    "array": list,
+    "null": type(None),
+}
+
+
+def _json_type_is(value: Any, json_type: str) -> bool:
+    """Whether a parsed JSON value is of the JSON schema type `json_type`.
+
+    true is not an integer (Python's bool is an int); an integer is any number without a
+    fraction (JSON schema's rule: 5.0 is one, 1e400, read as infinity, is not)."""
+    if json_type == "integer":
+        return (isinstance(value, int) and not isinstance(value, bool)) or (
+            isinstance(value, float) and value.is_integer()
+        )
+    if json_type == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, _JSON_TYPES[json_type])
+
+
 def tool_call(*, tenant: Tenant, name: str, arguments: Any, may_write: bool) -> dict[str, Any]:
     """Run the tool `name` with `arguments` (a JSON object) for the tenant; return its result.
 
@@ -268,9 +292,18 @@ def tool_call(*, tenant: Tenant, name: str, arguments: Any, may_write: bool) -> 
         )
     if not isinstance(arguments, dict):
         raise InvalidInput("The tool's arguments must be a JSON object.")
-    unknown = sorted(set(arguments) - set(tool.parameters["properties"]))
+    properties = tool.parameters["properties"]
+    unknown = sorted(set(arguments) - set(properties))
     if unknown:
         raise InvalidInput(f"Unknown argument(s) for {name}: {', '.join(unknown)}.")
+    # The schema's JSON types, as stated: the serializers alone would take "5" for 5.
+    mistyped = [
+        f"{field}: must be a JSON {properties[field]['type']}"
+        for field, value in arguments.items()
+        if not _json_type_is(value, properties[field]["type"])
+    ]
+    if mistyped:
+        raise InvalidInput(f"Invalid arguments for {name}: {'; '.join(mistyped)}.")
     serializer = tool.arguments(data=arguments)
     if not serializer.is_valid():
         problems = "; ".join(

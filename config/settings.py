@@ -171,6 +171,7 @@ MIDDLEWARE = [
     # First: every response, a 413 of the body limit included, carries the X-Request-ID.
     "core.requests.RequestIdMiddleware",
     "core.middleware.BodyLimitMiddleware",
+    "core.middleware.QueryStringMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -385,7 +386,8 @@ REST_FRAMEWORK = {
         "tenants.permissions.KeyScopePermission",
     ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # DRF's, bounded in nesting depth and refusing lone surrogates (a 400, never a 500).
+    "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser"],
     # drf-spectacular's, telling per operation whether a read-only key may call it.
     "DEFAULT_SCHEMA_CLASS": "tenants.schema.AutoSchema",
     "EXCEPTION_HANDLER": "core.exceptions.exception_handler",
@@ -433,6 +435,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MEMORY_MAX_BODY_BYTES", 1_048_576, minimu
 # A body over the limit is still read (and discarded) up to this size, so that clients which
 # send it all before reading get their 413 instead of a broken pipe.
 MEMORY_MAX_DRAIN_BYTES = env_int("MEMORY_MAX_DRAIN_BYTES", 64 * 1_048_576, minimum=0)
+# The deepest nesting a JSON body may have (the API's bodies need 3 levels); deeper is a 400
+# before anything walks it (core.parsers).
+MEMORY_MAX_JSON_DEPTH = 32
 
 # json: one JSON object per line with the request id (core.jsonlog); plain: for humans.
 LOG_FORMAT = env_choice("LOG_FORMAT", "json", ("json", "plain"))

@@ -4,6 +4,7 @@ validation that answers a 400 in that shape (through `core.exceptions`)."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
 from typing import Any
 
 from django.core.validators import RegexValidator
@@ -11,7 +12,7 @@ from django.http import QueryDict
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 
-from core.exceptions import InvalidInput
+from core.exceptions import InvalidInput, ServiceUnavailable
 from core.user_ids import USER_ID_MAX_LENGTH, USER_ID_PATTERN, user_id_normal
 
 
@@ -24,14 +25,16 @@ class ErrorSerializer(serializers.Serializer):
 
 
 _ERROR_DESCRIPTIONS = {
-    400: "Invalid input (bad user_id, missing field, wrong type, bad ids, oversized).",
+    400: "Invalid input (bad user_id, missing field, wrong type, bad ids, oversized, two "
+    "different user_ids), or malformed (not JSON, nested too deep, a lone surrogate, a query "
+    "string that is not UTF-8).",
     401: "Missing, unknown or revoked API key.",
     403: "A read-only API key (code `read_only_key`): this needs a read-write key.",
     404: "Unknown user_id, memory or session for this API key's tenant.",
     413: "Request body over the size limit.",
     429: "More than MEMORY_RATE_LIMIT requests a minute for this user_id (Retry-After).",
     502: "The LLM failed; the conversation is kept as a failed job for a retry.",
-    503: "The database is unavailable.",
+    503: ServiceUnavailable.default_message,
 }
 
 
@@ -43,13 +46,22 @@ def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
     }
 
 
+def query_given_once(query: QueryDict, names: Iterable[str] | None = None) -> None:
+    """Refuse (400) a query parameter (of `names`, or any) given more than once: Django would
+    read only the last of `?prompt=a&prompt=b`, which is ambiguous."""
+    repeated = sorted(
+        name
+        for name, values in query.lists()
+        if len(values) > 1 and (names is None or name in names)
+    )
+    if repeated:
+        raise InvalidInput(f"Query parameter given more than once: {', '.join(repeated)}.")
+
+
 def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
     """The validated data of `serializer_class` over `data`, or a 400."""
     if isinstance(data, QueryDict):
-        # Django would read only the last of `?prompt=a&prompt=b`: ambiguous, so refused.
-        repeated = sorted(name for name, values in data.lists() if len(values) > 1)
-        if repeated:
-            raise InvalidInput(f"Query parameter given more than once: {', '.join(repeated)}.")
+        query_given_once(data)
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
@@ -117,6 +129,15 @@ class UserIdField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return user_id_normal(super().to_internal_value(data))
+
+
+def user_id_valid(value: Any) -> str | None:
+    """`value` as stored (`user_id_normal`) if it is a valid user_id by UserIdField's rule,
+    else None: for code that reads a user_id before the view validates it (the rate limit)."""
+    try:
+        return UserIdField().run_validation(value)
+    except serializers.ValidationError:
+        return None
 
 
 class StrictUUIDField(serializers.UUIDField):

@@ -77,11 +77,12 @@ class UpstreamUnavailable(ApplicationError):
 
 
 class ServiceUnavailable(ApplicationError):
-    """A dependency of the service itself (database, broker) is down."""
+    """The service's database is down. Every 503 of an outage is this one, with this one
+    message, wherever the outage is met (the key's lookup, a view, a tool call)."""
 
     status_code = 503
     code = "service_unavailable"
-    default_message = "The service is temporarily unavailable."
+    default_message = "The database is unavailable; retry later."
 
 
 _DRF_CODES: dict[type[drf_exceptions.APIException], str] = {
@@ -133,10 +134,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return Response(error_body("forbidden", "Permission denied."), status=403)
     if isinstance(exc, DatabaseError):
         logger.exception("database error while serving an API request")
-        return Response(
-            error_body("service_unavailable", "The database is unavailable; retry later."),
-            status=503,
-        )
+        return exception_handler(ServiceUnavailable(), context)
     if isinstance(exc, drf_exceptions.APIException):
         code = next((c for t, c in _DRF_CODES.items() if isinstance(exc, t)), "error")
         if isinstance(exc, drf_exceptions.ValidationError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from typing import Any
 
@@ -16,21 +17,51 @@ from django_ratelimit.core import EXPIRATION_FUDGE, _get_window, _make_cache_key
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
+from core.api import query_given_once, user_id_valid
+from core.exceptions import InvalidInput
+from core.user_ids import user_id_normal
+
 RATE_LIMIT_GROUP = "memory-api"
 _PERIOD_SECONDS = 60
 
 
-def _end_user_id(request: Request) -> str | None:
-    """The `user_id` the request acts for: in the path (DELETE /users/{user_id}), the query, a
-    JSON body's top level, or the arguments of a tool call."""
-    user_id = (request.parser_context or {}).get("kwargs", {}).get("user_id")
-    user_id = user_id or request.query_params.get("user_id")
-    if user_id is None and request.method == "POST" and isinstance(request.data, dict):
-        user_id = request.data.get("user_id")
+def _named_user_ids(request: Request) -> list[Any]:
+    """Every `user_id` the request names, wherever a view reads one: the path
+    (DELETE /users/{user_id}), the query, a JSON body's top level (POST /memories/extract) and
+    the arguments of a tool call (POST /tools/call). Bodies are read for POST only, the one
+    method whose body a view reads."""
+    named: list[Any] = []
+    kwargs = (request.parser_context or {}).get("kwargs", {})
+    if "user_id" in kwargs:
+        named.append(kwargs["user_id"])
+    query_given_once(request.query_params, ["user_id"])  # as the views refuse it
+    named.extend(request.query_params.getlist("user_id"))
+    if request.method == "POST" and isinstance(request.data, dict):
+        if "user_id" in request.data:
+            named.append(request.data["user_id"])
         arguments = request.data.get("arguments")
-        if user_id is None and isinstance(arguments, dict):
-            user_id = arguments.get("user_id")
-    return user_id if isinstance(user_id, str) and user_id else None
+        if isinstance(arguments, dict) and "user_id" in arguments:
+            named.append(arguments["user_id"])
+    return named
+
+
+def _end_user_id(request: Request) -> Any:
+    """The one `user_id` the request names (None if none), the one its view acts on.
+
+    Each view reads its user from one place; naming a user in another place too would let
+    the limit count one user while the view acts for another, so two different ones are a
+    400. (A UUID in two spellings is one user, as stored.)"""
+    distinct: list[Any] = []
+    for value in _named_user_ids(request):
+        value = user_id_normal(value) if isinstance(value, str) else value
+        if value not in distinct:
+            distinct.append(value)
+    if len(distinct) > 1:
+        raise InvalidInput(
+            "The request names more than one user_id (in the path, the query, the body or "
+            "the tool's arguments); name the user once."
+        )
+    return distinct[0] if distinct else None
 
 
 def counter_increment(cache: BaseCache, key: str, timeout: int) -> int:
@@ -57,13 +88,26 @@ def counter_increment(cache: BaseCache, key: str, timeout: int) -> int:
     return cache.incr(key)  # another process created it in between
 
 
-def end_user_rate_wait(*, tenant_id: int, user_id: str) -> float | None:
+def end_user_rate_key(*, tenant_id: int, user_id: str) -> str:
+    """The counter's value for a user: the exact id as stored (ids are case-sensitive and kept
+    as sent, so "alice", "Alice" and "alice " are three users), hashed: bounded, and safe
+    for any characters."""
+    digest = hashlib.sha256(user_id.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{tenant_id}:{digest}"
+
+
+def end_user_rate_wait(*, tenant_id: int, user_id: Any) -> float | None:
     """Count one request of the tenant's user; None if allowed, else seconds to wait.
 
-    Every door counts here: the API's throttle and the MCP tool calls, on the same counter."""
+    Every door counts here: the API's throttle and the MCP tool calls, on the same counter.
+    A `user_id` that is not valid (UserIdField's rule) is not counted, under any key: the
+    request is answered 400 by its validation, which does nothing for any user."""
     if not getattr(settings, "RATELIMIT_ENABLE", True):
         return None
-    value = f"{tenant_id}:{user_id.strip().lower()}"
+    user_id = user_id_valid(user_id)
+    if user_id is None:
+        return None
+    value = end_user_rate_key(tenant_id=tenant_id, user_id=user_id)
     rate = f"{settings.MEMORY_RATE_LIMIT}/m"
     window = _get_window(value, _PERIOD_SECONDS)
     key = _make_cache_key(RATE_LIMIT_GROUP, window, rate, value, ALL)
@@ -92,6 +136,7 @@ class EndUserRateThrottle(BaseThrottle):
         user_id = _end_user_id(request)
         if user_id is None:
             return True  # nothing to count against: validation answers the request
+        # Not counted when invalid (end_user_rate_wait): the view's validation answers it.
         self._wait = end_user_rate_wait(tenant_id=request.user.tenant.pk, user_id=user_id)
         return self._wait is None
 

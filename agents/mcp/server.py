@@ -95,18 +95,17 @@ def tool_result(
     try:
         # MCP allows a call without arguments; the serializer then names the missing ones.
         arguments = {} if arguments is None else arguments
-        # The same per-user count as every API request (POST /tools/call is throttled by DRF).
-        user_id = arguments.get("user_id")
-        if isinstance(user_id, str) and user_id:
-            wait = end_user_rate_wait(tenant_id=tenant.pk, user_id=user_id)
-            if wait is not None:
-                raise RateLimited(extra={"retry_after": wait})
+        # The same per-user count as every API request (POST /tools/call is throttled by DRF);
+        # an invalid user_id is not counted, and the tool's validation answers it.
+        wait = end_user_rate_wait(tenant_id=tenant.pk, user_id=arguments.get("user_id"))
+        if wait is not None:
+            raise RateLimited(extra={"retry_after": wait})
         result = tool_call(tenant=tenant, name=name, arguments=arguments, may_write=may_write)
     except ApplicationError as exc:
         return _error_result(exc)
     except DatabaseError:
         logger.exception("database error while running the MCP tool %r", name)
-        return _error_result(ServiceUnavailable("The database is unavailable; retry later."))
+        return _error_result(ServiceUnavailable())
     finally:
         if close_connections:
             close_old_connections()

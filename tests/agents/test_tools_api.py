@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import jsonschema
 import pytest
 from rest_framework.test import APIClient
 
+from agents.mcp.server import tool_result
+from agents.tools import TOOLS
 from memories.models import Memory
 from tests.factories import TenantFactory, api_key_for
 
@@ -92,6 +95,79 @@ def test_the_arguments_schema_and_the_server_agree_on_what_is_valid(api):
         response = api.post("/tools/call", {"name": name, "arguments": arguments}, format="json")
         assert response.status_code == 400, (name, arguments)
         assert response.json()["error"]["code"] == "invalid_request"
+
+
+# A value of each JSON type, and the schema types each one is not.
+_VALUES_BY_TYPE = {
+    "string": ["5", "", "true"],
+    "integer": [5, -1, 10**40],
+    "number": [5.5],
+    "boolean": [True, False],
+    "null": [None],
+    "array": [[], ["5"]],
+    "object": [{}, {"value": 5}],
+}
+_ALSO = {"integer": {"number"}, "number": {"integer"}}
+
+
+def _valid_arguments(name: str) -> dict:
+    return {
+        "remember": {"user_id": "u", "text": "I like tea"},
+        "recall": {"user_id": "u", "query": "tea", "limit": 5},
+        "forget": {"user_id": "u", "memory_id": "mem_0123456789abcdef"},
+        "context": {"user_id": "u", "prompt": "tea?", "max_tokens": 100},
+    }[name]
+
+
+def _wrong_types() -> list:
+    cases = []
+    for name, tool in TOOLS.items():
+        for field, schema in tool.parameters["properties"].items():
+            accepted = {schema["type"], *_ALSO.get(schema["type"], set())}
+            for json_type, values in _VALUES_BY_TYPE.items():
+                if json_type in accepted:
+                    continue
+                cases += [pytest.param(name, field, v, id=f"{name}.{field}={v!r}") for v in values]
+    return cases
+
+
+def test_every_argument_of_every_tool_has_a_valid_example():
+    for name, tool in TOOLS.items():
+        assert set(_valid_arguments(name)) == set(tool.parameters["properties"]), name
+
+
+@pytest.mark.parametrize(("name", "field", "value"), _wrong_types())
+def test_an_argument_of_the_wrong_json_type_is_a_400(api, name, field, value):
+    arguments = {**_valid_arguments(name), field: value}
+
+    response = api.post("/tools/call", {"name": name, "arguments": arguments}, format="json")
+
+    assert response.status_code == 400, response.json()
+    error = response.json()["error"]
+    assert error["code"] == "invalid_request" and field in error["message"]
+
+
+@pytest.mark.parametrize("limit", ['"5"', "true", "5.5", '"1e1"', "1e400"])
+def test_recall_refuses_a_limit_that_is_not_an_integer_through_both_doors(api, tenant, limit):
+    body = {"name": "recall", "arguments": {"user_id": "u", "query": "coffee", "limit": "?"}}
+    raw = json.dumps(body).replace('"?"', limit)  # as sent: 1e400 is read as infinity
+
+    response = api.post("/tools/call", raw, content_type="application/json")
+    arguments = json.loads(raw)["arguments"]
+    mcp = tool_result(tenant=tenant, name="recall", arguments=arguments, close_connections=False)
+
+    assert response.status_code == 400
+    assert "limit: must be a JSON integer" in response.json()["error"]["message"]
+    assert mcp.is_error
+    assert "limit: must be a JSON integer" in mcp.structured_content["error"]["message"]
+
+
+def test_an_integer_written_with_a_zero_fraction_is_an_integer(api):
+    arguments = {"user_id": str(uuid.uuid4()), "query": "coffee", "limit": 5.0}
+
+    response = api.post("/tools/call", {"name": "recall", "arguments": arguments}, format="json")
+
+    assert response.status_code == 200
 
 
 def test_an_unknown_tool_or_a_malformed_call_is_a_400(api):
