@@ -456,3 +456,20 @@ def facets_read(*texts: str) -> tuple[Facet, ...]:
 def facets_of(*texts: str) -> list[dict]:
     """The facets of a memory's texts, as stored on `Memory.facets`."""
     return [facet.as_json() for facet in facets_read(*texts)]
+
+
+def lacks_value(caption: str) -> bool:
+    """Whether a caption ends before its value ("User loves", "User's dog is called", "User
+    lives in", "User goes by"): on a word of a closed class that takes a value after it (the
+    lexicon `takes_value`), or on a phrase of the registry that states an attribute, the value
+    after it. Such a caption is never stored: it says nothing."""
+    words = words_of(caption)
+    if not words or words[-1] in lexicon("takes_value"):
+        return True
+    return any(
+        kind in ("says", "denies")
+        and 1 < len(phrase) < len(words)
+        and "{}" not in phrase
+        and tuple(words[-len(phrase) :]) == phrase
+        for phrase, kind, _, _ in _phrases()
+    )
