@@ -184,6 +184,18 @@ def _openers() -> tuple[tuple[list[str], str], ...]:
     return tuple(sorted(found, key=lambda item: -len(item[0])))
 
 
+@cache
+def _value_stops() -> frozenset[str]:
+    """Where the value after a fragment opening ends: a new clause, a break, the user, or an
+    auxiliary that opens a question ("as a diabetic should i ...")."""
+    return (
+        lexicon("value_ends")
+        | lexicon("value_breaks")
+        | lexicon("first_person")
+        | lexicon("auxiliaries")
+    )
+
+
 def _opened(clause: str) -> str:
     """A clause that opens the way chat states a fact without a subject ("greetings from
     Berlin!", "as a paralegal what's the best way ..."), as the user's own clause, with the
@@ -195,7 +207,7 @@ def _opened(clause: str) -> str:
             continue
         value: list[str] = []
         for word in said[len(opening) :][:4]:
-            if word in lexicon("value_ends") | lexicon("value_breaks") | lexicon("first_person"):
+            if word in _value_stops():
                 break
             value.append(word)
         if not value:

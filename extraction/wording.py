@@ -8,7 +8,7 @@ import re
 import unicodedata
 
 from core.lexicon import lexicon, pairs, words_of
-from memories.facets import lacks_value
+from memories.facets import lacks_value, waits_for_value
 from memories.text import states_a_fact
 
 # Where a first-person clause starts ("I'm vegan" -> "User is vegan").
@@ -120,7 +120,7 @@ def symbols_read(text: str) -> str:
     """The text with its emoji and other symbols read as the reader reads them: a symbol says
     nothing and ends a clause ("punk band 🤘 we're called ...", "moved to Leeds 🎉 boxes
     everywhere"), unless the words before it still wait for their value ("I love 🍕 pizza",
-    "my dog is called 🐶Rex": the lexicon `takes_value`). There it is dropped, so that the
+    "my dog is called 🐶Rex": `facets.waits_for_value`). There it is dropped, so that the
     value after it stays whole."""
     out: list[str] = []
     at = 0
@@ -134,7 +134,7 @@ def symbols_read(text: str) -> str:
             end += 1
         before = text[max(0, at - 64) : at]
         said = words_of(before)
-        waits = said and said[-1] in lexicon("takes_value") and before.rstrip()[-1:].isalnum()
+        waits = said and waits_for_value(said[-1]) and before.rstrip()[-1:].isalnum()
         if not waits:
             out.append(". ")
         elif before[-1:].isspace() and text[end : end + 1].isspace():

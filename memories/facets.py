@@ -460,16 +460,46 @@ def facets_of(*texts: str) -> list[dict]:
 
 def lacks_value(caption: str) -> bool:
     """Whether a caption ends before its value ("User loves", "User's dog is called", "User
-    lives in", "User goes by"): on a word of a closed class that takes a value after it (the
-    lexicon `takes_value`), or on a phrase of the registry that states an attribute, the value
-    after it. Such a caption is never stored: it says nothing."""
+    lives in", "User goes by"): on a word that takes a value after it (`waits_for_value`), or
+    on a phrase of the registry that states an attribute, the value after it, unless those
+    words close a clause of their own (`_gap_filled`). Such a caption says nothing."""
     words = words_of(caption)
-    if not words or words[-1] in lexicon("takes_value"):
+    if not words:
         return True
-    return any(
+    ends_open = waits_for_value(words[-1]) or any(
         kind in ("says", "denies")
         and 1 < len(phrase) < len(words)
         and "{}" not in phrase
         and tuple(words[-len(phrase) :]) == phrase
         for phrase, kind, _, _ in _phrases()
+    )
+    return ends_open and not _gap_filled(words)
+
+
+def waits_for_value(word: str) -> bool:
+    """Whether a word takes a value after it (closed classes: prepositions, articles, copulas
+    and auxiliaries, conjunctions, the verbs of liking, owning and naming)."""
+    return word in _waiting()
+
+
+@cache
+def _waiting() -> frozenset[str]:
+    return lexicon("takes_value") | lexicon("copulas") | lexicon("conjunctions")
+
+
+def _gap_filled(words: list[str]) -> bool:
+    """Whether the words a caption ends on close a clause whose value came before them: a
+    relative clause with a subject of its own ("dark mode in every app I use", "the city they
+    live in"), or an ellipsis after a whole statement ("not a morning person and never will
+    be")."""
+    if any(word in lexicon("subject_pronouns") for word in words[max(1, len(words) - 4) : -1]):
+        return True
+    elided = lexicon("copulas") | lexicon("auxiliaries") | lexicon("adverbs")
+    at = len(words) - 1
+    while at > 1 and words[at] in elided:
+        at -= 1
+    return (
+        at < len(words) - 1
+        and words[at] in lexicon("conjunctions")
+        and not lacks_value(" ".join(words[:at]))
     )

@@ -241,3 +241,14 @@ def test_an_emoji_before_a_value_does_not_cut_the_fact(user_says, captions):
 )
 def test_a_caption_without_its_value_is_never_read(user_says):
     assert _read(user_says) == []
+
+
+def test_a_caption_that_ends_on_a_verb_of_its_own_clause_is_kept():
+    assert _read("I prefer dark mode in every app I use") == [
+        "User prefers dark mode in every app I use"
+    ]
+    assert _read("never been a morning person and never will be") == [
+        "User never has been a morning person and never will be"
+    ]
+    # Where a fragment opening's value ends: at an auxiliary opening a question.
+    assert _read("as a diabetic should i avoid mangoes?") == ["User is a diabetic"]
