@@ -6,7 +6,7 @@ candidate is repaired where a closed-class rewrite is enough, else refused with 
   is a nurse") is turned to the third person ("User is lactose intolerant", "User's partner is
   a nurse"); one that cannot be is refused;
 - `no_value`: a caption that names a topic and not its value ("User's vegan lifestyle",
-  "User's dog's name"), or ends before it ("User loves", `memories.facets.lacks_value`),
+  "User's dog's name"), or ends before it ("User loves", `memories.values.lacks_value`),
   takes the full text when that is a whole statement, else is refused;
 - `not_about_user`: general knowledge or an answer to the user's question ("The capital of
   France is Paris.");
@@ -30,9 +30,10 @@ from core.lexicon import lexicon, words_of
 from extraction.candidates import Candidate
 from extraction.judge import Relation, compare
 from extraction.wording import symbols_read, third_person, tidy_caption
-from memories.facets import facets_read, lacks_value
+from memories.facets import facets_read
 from memories.facets import read as read_facets
 from memories.text import CAPTION_MAX_LENGTH, states_a_fact
+from memories.values import lacks_value
 
 # A capitalised word after the first: a name the user must have written ("Tom", "McDonald's",
 # "PhD", "YouTube").

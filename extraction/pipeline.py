@@ -32,12 +32,13 @@ from extraction.reader import offline_candidates, statements_missed
 from extraction.redaction import redact_candidate
 from integrations.embeddings import current_model_id, embed_texts
 from integrations.llm import LLMUsage
-from memories.facets import category_of, lacks_value
+from memories.facets import category_of
 from memories.models import AgentSession, EndUser, Memory, MemoryVersion
 from memories.selectors import VISIBLE_STATUSES
 from memories.services.conflicts import review_item_file
 from memories.services.memories import memory_create, memory_merge, memory_sources_add
 from memories.text import embedding_text
+from memories.values import lacks_value
 from tenants.models import ConflictPolicy
 
 logger = logging.getLogger(__name__)

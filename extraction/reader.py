@@ -31,10 +31,11 @@ from extraction.grounding import (
 )
 from extraction.wording import third_person, tidy_caption
 from memories.attributes import PRACTICE, attribute
-from memories.facets import category_of, kind_of, lacks_value
+from memories.facets import category_of, kind_of
 from memories.facets import read as read_facets
 from memories.models import Memory
 from memories.text import CAPTION_MAX_LENGTH, states_a_fact
+from memories.values import lacks_value
 
 logger = logging.getLogger(__name__)
 

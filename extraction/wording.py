@@ -8,8 +8,8 @@ import re
 import unicodedata
 
 from core.lexicon import lexicon, pairs, words_of
-from memories.facets import lacks_value, waits_for_value
 from memories.text import states_a_fact
+from memories.values import lacks_value, waits_for_value
 
 # Where a first-person clause starts ("I'm vegan" -> "User is vegan").
 _OPENINGS = (
@@ -120,7 +120,7 @@ def symbols_read(text: str) -> str:
     """The text with its emoji and other symbols read as the reader reads them: a symbol says
     nothing and ends a clause ("punk band 🤘 we're called ...", "moved to Leeds 🎉 boxes
     everywhere"), unless the words before it still wait for their value ("I love 🍕 pizza",
-    "my dog is called 🐶Rex": `facets.waits_for_value`). There it is dropped, so that the
+    "my dog is called 🐶Rex": `values.waits_for_value`). There it is dropped, so that the
     value after it stays whole."""
     out: list[str] = []
     at = 0

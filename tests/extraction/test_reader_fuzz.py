@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from extraction.reader import offline_candidates
-from memories.facets import lacks_value
 from memories.text import states_a_fact
+from memories.values import lacks_value
 
 # Pieces a hostile or careless user writes, joined at random below.
 PIECES = [

@@ -7,7 +7,7 @@ import pytest
 
 from extraction.judge import Relation, compare
 from memories.attributes import registry
-from memories.facets import Facet, facets_read, lacks_value, read
+from memories.facets import Facet, facets_read, read
 from memories.services.memories import memory_create, memory_merge
 from memories.text import content_hash
 from tests.factories import EndUserFactory
@@ -102,41 +102,3 @@ def test_a_memory_stores_its_facets_and_a_merge_keeps_both_readings():
     stored = {Facet.of(data) for data in memory.facets}
     assert Facet("user", "diet", "vegetarian") in stored
     assert Facet("user", "practice:eat", "meat", False) in stored
-
-
-@pytest.mark.parametrize(
-    "caption",
-    [
-        "User loves",
-        "User's dog is called",
-        "User lives in",
-        "User's sister is",
-        "User goes by",
-        "User is now",
-        "User works as a",
-        "User is vegan and",
-        "User loves pizza and hates",
-        "User uses it for",
-        "",
-    ],
-)
-def test_a_caption_that_ends_before_its_value_lacks_it(caption):
-    assert lacks_value(caption)
-
-
-@pytest.mark.parametrize(
-    "caption",
-    [
-        "User loves pizza",
-        "User's dog is called Rex",
-        "User runs",
-        "User made a will",
-        "User's birthday is in May",
-        "User prefers dark mode in every app I use",
-        "User loves the city they live in",
-        "User is not a morning person and never will be",
-        "User got laid off",
-    ],
-)
-def test_a_caption_with_its_value_or_a_clause_that_closes_it_does_not(caption):
-    assert not lacks_value(caption)
