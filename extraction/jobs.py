@@ -19,7 +19,7 @@ from datetime import timedelta
 
 from celery import current_app as celery_app
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, transaction
+from django.db import DatabaseError, InterfaceError, OperationalError, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
@@ -80,18 +80,12 @@ class ExtractionFailed(Exception):
 
     @property
     def upstream(self) -> bool:
-        """Whether the LLM or the embedder failed (a 502 to a waiting caller)."""
+        """Whether the LLM or the embedder failed: the same run may succeed later (a 502 to a
+        waiting caller, a task retry). Any other failure would fail the same way again."""
         return isinstance(self.cause, LLMError | EmbeddingError)
 
-    @property
-    def transient(self) -> bool:
-        """Whether a dependency failed (the LLM, the embedder, the database's connection): the
-        same run may succeed later, so it is worth retrying soon. Any other failure (a fault
-        of the service, data it cannot store) would fail the same way."""
-        return self.upstream or isinstance(self.cause, _DATABASE_DOWN)
 
-
-# The database errors of an outage (no connection), not of the data: a retry may succeed.
+# The database errors of an outage (a lost connection, a deadlock), not of the data.
 _DATABASE_DOWN = (OperationalError, InterfaceError)
 
 
@@ -220,10 +214,16 @@ def _job_run(job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
     except ExtractionJob.DoesNotExist:
         # An erasure of the user (DELETE /users, /sessions) took the job while it waited.
         raise ExtractionJobGone() from None
+    except _DATABASE_DOWN as exc:
+        # The database cut the run short: the job waits again, never left running; the
+        # stalled-job sweep (or the caller sending it again) replays it once the database is
+        # back. The error itself answers the caller (503).
+        _job_requeue(job_id=job_id, error=exc)
+        raise
     except Exception as exc:
         if isinstance(exc, LLMError):
             usage.add_error(exc)  # the failed exchange cost requests (and tokens) too
-        elif not isinstance(exc, (EmbeddingError, *_DATABASE_DOWN)):
+        elif not isinstance(exc, EmbeddingError):
             # Not a dependency: a fault of the service itself. The job is failed with the
             # reason all the same, never left running, and keeps the conversation.
             logger.exception("extraction job %s failed", job_id, extra={"job_id": str(job_id)})
@@ -242,6 +242,15 @@ def _add_usage(job: ExtractionJob, usage: Usage) -> None:
     job.candidates_refused += usage.candidates_refused
     job.statements_added += usage.statements_added
     job.clauses_skipped += usage.clauses_skipped
+
+
+def _job_requeue(*, job_id: uuid.UUID, error: Exception) -> None:
+    """Put a run the database cut short back in the queue with the reason, if the database
+    answers; else the job stays `running` and the stalled-job sweep finds it all the same."""
+    with contextlib.suppress(DatabaseError):
+        ExtractionJob.objects.filter(pk=job_id, status=ExtractionJob.Status.RUNNING).update(
+            status=ExtractionJob.Status.QUEUED, error=f"{type(error).__name__}: {error}"[:2000]
+        )
 
 
 @transaction.atomic
@@ -294,8 +303,6 @@ def extraction_perform(
         try:
             job, ran = extraction_job_run(job_id=job.id)
         except ExtractionFailed as failure:
-            if isinstance(failure.cause, _DATABASE_DOWN):
-                raise failure.cause from None  # the database's own 503 (the error handler)
             if not failure.upstream:
                 raise ExtractionError(extra={"job_id": str(failure.job.id)}) from failure
             raise UpstreamUnavailable(

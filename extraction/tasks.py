@@ -46,7 +46,7 @@ def _job_run(self, job_id: str, request_id: str) -> str:
         # fault of the service) would fail again the same way: left failed too.
         if (
             self.request.is_eager
-            or not exc.transient
+            or not exc.upstream
             or self.request.retries >= settings.MEMORY_TASK_MAX_RETRIES
         ):
             logger.error(

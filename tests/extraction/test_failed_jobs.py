@@ -10,6 +10,7 @@ from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
+from django.db import OperationalError
 from django.utils import timezone
 
 from extraction.jobs import extraction_job_submit, extraction_jobs_retry
@@ -110,6 +111,29 @@ def test_an_async_extraction_that_fails_on_a_fault_shows_the_failure_on_its_job(
 
     assert job["status"] == "failed"
     assert job["error"] == "RuntimeError: a fault of the service"
+
+
+def test_a_run_the_database_cuts_short_waits_again_for_the_stalled_job_sweep(
+    api, offline, monkeypatch
+):
+    def decide(**kwargs):
+        raise OperationalError("deadlock detected")
+
+    monkeypatch.setattr("extraction.pipeline.decide", decide)
+
+    response = api.post("/memories/extract", _body("I live in Tartu"), format="json")
+
+    assert response.status_code == 503
+    job = ExtractionJob.objects.get()
+    assert job.status == ExtractionJob.Status.QUEUED  # never left running
+    assert job.error == "OperationalError: deadlock detected"
+
+    monkeypatch.undo()  # the database is back; the sweep finds the job once it is stale
+    ExtractionJob.objects.update(created_at=timezone.now() - timedelta(hours=1))
+    extraction_stalled_jobs_retry_task.apply().get()
+
+    job.refresh_from_db()
+    assert job.status == ExtractionJob.Status.SUCCEEDED
 
 
 def _job(tenant, conversation, *, created: timedelta, **state) -> ExtractionJob:
