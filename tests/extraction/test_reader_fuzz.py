@@ -84,7 +84,7 @@ CONVERSATION = st.lists(
     max_size=4,
 )
 BUDGET = settings(
-    max_examples=1000, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
+    max_examples=400, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
 )
 
 
