@@ -313,10 +313,11 @@ def read_statements(
     for clause, statement in _clauses_read(messages, skipped):
         try:
             captions, person = _captions(clause, statement, person)
+            read = [(caption, category(caption)) for caption in captions]
         except Exception:  # one unreadable clause must not lose the others
             _skip(clause, skipped, unit="clause")
             continue
-        for caption in captions:
+        for caption, kind in read:
             if caption.lower() in seen:
                 continue
             seen.add(caption.lower())
@@ -324,7 +325,7 @@ def read_statements(
                 Candidate(
                     caption=caption,
                     full_text=f"{caption}.",
-                    category=category(caption),
+                    category=kind,
                     confidence=CONFIDENCE,
                 )
             )
