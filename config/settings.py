@@ -354,6 +354,9 @@ MEMORY_PRUNE_UNUSED_DAYS = env_int("MEMORY_PRUNE_UNUSED_DAYS", 0, minimum=0)
 # A job queued or running this long has lost its process (a killed worker): beat and
 # `retry_failed_jobs` replay it from its kept conversation.
 MEMORY_JOB_STALE_MINUTES = env_int("MEMORY_JOB_STALE_MINUTES", 10, minimum=1)
+# A job tried this many times (each run counted as it starts, task retries included) is given
+# up: beat and `retry_failed_jobs` no longer replay it, and report it.
+MEMORY_JOB_MAX_ATTEMPTS = env_int("MEMORY_JOB_MAX_ATTEMPTS", 10, minimum=1)
 CELERY_BEAT_SCHEDULE = {
     "prune-memories": {
         "task": "memories.prune_memories",

@@ -58,6 +58,12 @@ CANDIDATES_REFUSED = Counter(
     "not_about_user, not_durable, ungrounded).",
     ["reason"],
 )
+READER_CLAUSES_SKIPPED = Counter(
+    "memory_reader_clauses_skipped",
+    "What the offline reader could not read and left out, the rest still read, by what it "
+    "left out (clause, or message when a whole message could not be split).",
+    ["unit"],
+)
 EXTRACTION_DURATION = Histogram(
     "memory_extraction_job_duration_seconds",
     "Time to run one extraction job, by outcome.",

@@ -4,12 +4,29 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from extraction.models import ExtractionJob
+from extraction.selectors import extraction_jobs_given_up
 from tenants.scoping import TenantScopedAdmin
+
+
+class GivenUpFilter(admin.SimpleListFilter):
+    """The failed jobs no longer replayed (`MEMORY_JOB_MAX_ATTEMPTS`), left to an operator."""
+
+    title = "replay"
+    parameter_name = "replay"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("given_up", f"given up ({settings.MEMORY_JOB_MAX_ATTEMPTS} attempts)")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        if self.value() == "given_up":
+            return queryset & extraction_jobs_given_up()
+        return queryset
 
 
 @admin.register(ExtractionJob)
@@ -28,7 +45,12 @@ class ExtractionJobAdmin(TenantScopedAdmin):
         "created_at",
         "finished_at",
     ]
-    list_filter = ["status", "extractor", ("end_user__tenant", admin.RelatedOnlyFieldListFilter)]
+    list_filter = [
+        "status",
+        GivenUpFilter,
+        "extractor",
+        ("end_user__tenant", admin.RelatedOnlyFieldListFilter),
+    ]
     list_select_related = ["end_user__tenant"]
     # "=request_id": paste the X-Request-ID a caller reports to find its job.
     search_fields = ["=id", "=request_id", "end_user__external_id", "error"]
@@ -48,6 +70,7 @@ class ExtractionJobAdmin(TenantScopedAdmin):
         "truncated_messages",
         "candidates_refused",
         "statements_added",
+        "clauses_skipped",
         "conversation_hash",
         "conversation",
         "memories_saved",

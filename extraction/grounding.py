@@ -6,7 +6,8 @@ candidate is repaired where a closed-class rewrite is enough, else refused with 
   is a nurse") is turned to the third person ("User is lactose intolerant", "User's partner is
   a nurse"); one that cannot be is refused;
 - `no_value`: a caption that names a topic and not its value ("User's vegan lifestyle",
-  "User's dog's name") takes the full text when that is a statement, else is refused;
+  "User's dog's name"), or ends before it ("User loves", `memories.values.lacks_value`),
+  takes the full text when that is a whole statement, else is refused;
 - `not_about_user`: general knowledge or an answer to the user's question ("The capital of
   France is Paris.");
 - `not_durable`: a request, a question or a passing state ("User wants to know how a mortgage
@@ -21,7 +22,6 @@ the refusals (the job's `candidates_refused`, the metric `memory_candidates_refu
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cache
@@ -29,10 +29,11 @@ from functools import cache
 from core.lexicon import lexicon, words_of
 from extraction.candidates import Candidate
 from extraction.judge import Relation, compare
-from extraction.wording import third_person, tidy_caption
+from extraction.wording import symbols_read, third_person, tidy_caption
 from memories.facets import facets_read
 from memories.facets import read as read_facets
 from memories.text import CAPTION_MAX_LENGTH, states_a_fact
+from memories.values import lacks_value
 
 # A capitalised word after the first: a name the user must have written ("Tom", "McDonald's",
 # "PhD", "YouTube").
@@ -220,8 +221,7 @@ def _clauses(messages: Iterable[dict]) -> tuple[list[tuple[str, str]], list[str]
         content = str(message.get("content", ""))
         if instructs(content):
             continue
-        # An emoji ends a clause ("punk band 🤘 we're called ..."), and says nothing.
-        content = "".join(". " if unicodedata.category(c) == "So" else c for c in content)
+        content = symbols_read(content)  # an emoji says nothing, and may end a clause
         for clause in _CLAUSE.findall(_APPOSITION.sub(_named_first, content)):
             rest = _correction(clause)
             if rest is not None:
@@ -363,14 +363,20 @@ def _repaired_caption(candidate: Candidate, evidence: Evidence) -> tuple[str, st
         caption = _theirs(caption, evidence) or caption
     if _first_person(caption):
         caption = third_person(caption)
-    if not _about_user(caption) or not states_a_fact(caption) or _topic_only(caption):
+    if (
+        not _about_user(caption)
+        or not states_a_fact(caption)
+        or _topic_only(caption)
+        or lacks_value(caption)
+    ):
         # The full text may carry the statement the caption lost ("I'm vegan" behind "User's
-        # vegan lifestyle"), in the first or the third person.
+        # vegan lifestyle", "User loves pizza" behind "User loves"), in either person.
         full = candidate.full_text.strip()
         restated = third_person(full) if _first_person(full) else full
         if (
             _about_user(restated)
             and states_a_fact(restated)
+            and not lacks_value(restated)
             and len(restated) <= CAPTION_MAX_LENGTH
         ):
             return restated, ""

@@ -19,10 +19,11 @@ from datetime import timedelta
 
 from celery import current_app as celery_app
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, InterfaceError, OperationalError, transaction
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from core.exceptions import NotFound, UpstreamUnavailable
+from core.exceptions import ApplicationError, NotFound, UpstreamUnavailable
 from core.metrics import EXTRACTION_DURATION, EXTRACTION_JOBS
 from core.requests import (
     TASK_HEADER,
@@ -32,7 +33,12 @@ from core.requests import (
 )
 from extraction.models import ExtractionJob
 from extraction.pipeline import Usage, conversation_memories_write
-from extraction.selectors import extraction_jobs_stalled, message_hash, messages_read_count
+from extraction.selectors import (
+    extraction_jobs_given_up,
+    extraction_jobs_stalled,
+    message_hash,
+    messages_read_count,
+)
 from integrations.embeddings import EmbeddingError
 from integrations.llm import LLMError
 from memories.models import AgentSession, EndUser, Memory
@@ -64,12 +70,34 @@ class ExtractionJobGone(NotFound):
 
 
 class ExtractionFailed(Exception):
-    """The extractor (LLM or embedder) failed; the job and its conversation are kept."""
+    """The extraction failed (the LLM, the embedder, or anything else); the job is marked
+    `failed` with the reason and keeps its conversation for a replay."""
 
     def __init__(self, job: ExtractionJob, cause: Exception):
         super().__init__(str(cause))
         self.job = job
         self.cause = cause
+
+    @property
+    def upstream(self) -> bool:
+        """Whether the LLM or the embedder failed: the same run may succeed later (a 502 to a
+        waiting caller, a task retry). Any other failure would fail the same way again."""
+        return isinstance(self.cause, LLMError | EmbeddingError)
+
+
+# The database errors of an outage (a lost connection, a deadlock), not of the data.
+_DATABASE_DOWN = (OperationalError, InterfaceError)
+
+
+class ExtractionError(ApplicationError):
+    """An extraction failed for a reason other than the LLM: the job keeps the conversation."""
+
+    status_code = 500
+    code = "extraction_failed"
+    default_message = (
+        "Extraction failed on an unexpected error. The conversation is kept on the job, marked "
+        "failed with the reason, and will be replayed (python manage.py retry_failed_jobs)."
+    )
 
 
 def conversation_hash(*, external_id: str, messages: list[dict[str, str]]) -> str:
@@ -141,8 +169,10 @@ def extraction_job_run(*, job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
 
 
 def _job_run(job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
+    # Each try is counted as it starts, outside the run's transaction, so that a run that
+    # kills its process still counts towards MEMORY_JOB_MAX_ATTEMPTS.
     ExtractionJob.objects.filter(pk=job_id).exclude(status=ExtractionJob.Status.SUCCEEDED).update(
-        status=ExtractionJob.Status.RUNNING, started_at=timezone.now()
+        status=ExtractionJob.Status.RUNNING, started_at=timezone.now(), attempts=F("attempts") + 1
     )
     usage = Usage()
     try:
@@ -176,7 +206,6 @@ def _job_run(job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
             job.messages_read_before = read_before
             job.conversation = []
             job.finished_at = timezone.now()
-            job.attempts += 1
             _add_usage(job, usage)
             job.save()
             tenant_usage_add(tenant_id=job.end_user.tenant_id, extractions=1, **usage.counts())
@@ -185,10 +214,23 @@ def _job_run(job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
     except ExtractionJob.DoesNotExist:
         # An erasure of the user (DELETE /users, /sessions) took the job while it waited.
         raise ExtractionJobGone() from None
-    except (LLMError, EmbeddingError) as exc:
+    except _DATABASE_DOWN as exc:
+        # The database cut the run short: the job waits again, never left running; the
+        # stalled-job sweep (or the caller sending it again) replays it once the database is
+        # back. The error itself answers the caller (503).
+        _job_requeue(job_id=job_id, error=exc)
+        raise
+    except Exception as exc:
         if isinstance(exc, LLMError):
             usage.add_error(exc)  # the failed exchange cost requests (and tokens) too
-        job = _job_record_failure(job_id=job_id, error=exc, usage=usage)
+        elif not isinstance(exc, EmbeddingError):
+            # Not a dependency: a fault of the service itself. The job is failed with the
+            # reason all the same, never left running, and keeps the conversation.
+            logger.exception("extraction job %s failed", job_id, extra={"job_id": str(job_id)})
+        try:
+            job = _job_record_failure(job_id=job_id, error=exc, usage=usage)
+        except ExtractionJob.DoesNotExist:
+            raise ExtractionJobGone() from None
         raise ExtractionFailed(job, exc) from exc
 
 
@@ -199,6 +241,16 @@ def _add_usage(job: ExtractionJob, usage: Usage) -> None:
     job.truncated_messages = max(job.truncated_messages, usage.truncated_messages)
     job.candidates_refused += usage.candidates_refused
     job.statements_added += usage.statements_added
+    job.clauses_skipped += usage.clauses_skipped
+
+
+def _job_requeue(*, job_id: uuid.UUID, error: Exception) -> None:
+    """Put a run the database cut short back in the queue with the reason, if the database
+    answers; else the job stays `running` and the stalled-job sweep finds it all the same."""
+    with contextlib.suppress(DatabaseError):
+        ExtractionJob.objects.filter(pk=job_id, status=ExtractionJob.Status.RUNNING).update(
+            status=ExtractionJob.Status.QUEUED, error=f"{type(error).__name__}: {error}"[:2000]
+        )
 
 
 @transaction.atomic
@@ -207,7 +259,6 @@ def _job_record_failure(*, job_id: uuid.UUID, error: Exception, usage: Usage) ->
     job = job.get(pk=job_id)
     job.status = ExtractionJob.Status.FAILED
     job.error = f"{type(error).__name__}: {error}"[:2000]
-    job.attempts += 1
     job.finished_at = timezone.now()
     _add_usage(job, usage)
     job.save()
@@ -252,6 +303,8 @@ def extraction_perform(
         try:
             job, ran = extraction_job_run(job_id=job.id)
         except ExtractionFailed as failure:
+            if not failure.upstream:
+                raise ExtractionError(extra={"job_id": str(failure.job.id)}) from failure
             raise UpstreamUnavailable(
                 "Extraction failed: the language model is unavailable. The conversation is kept "
                 "and will be retried (python manage.py retry_failed_jobs).",
@@ -315,38 +368,92 @@ def extraction_job_enqueue(*, job_id: uuid.UUID) -> None:
 
 
 def extraction_jobs_retry(
-    *, failed: bool = True, dry_run: bool = False, limit: int | None = None
+    *,
+    failed: bool = True,
+    dry_run: bool = False,
+    limit: int | None = None,
+    given_up: bool = False,
 ) -> dict:
     """Replay stalled jobs (queued or running past MEMORY_JOB_STALE_MINUTES) and, with
-    `failed`, failed ones, oldest first, from their kept conversations; return counts.
+    `failed`, failed ones, from their kept conversations; return counts.
 
-    A job that is in fact still running elsewhere is safe to replay: the run waits for the
-    user's row lock and finds it succeeded.
+    Each job is replayed on its own: one that fails, for whatever reason, never stops the
+    others. The jobs tried fewest times go first, then the oldest, so a job that keeps failing
+    never holds back the rest. A job tried MEMORY_JOB_MAX_ATTEMPTS times is given up: no longer
+    replayed (unless `given_up`), a stalled one marked failed, each logged at error level and
+    counted in `given_up`. A job that is in fact still running elsewhere is safe to replay: the
+    run waits for the user's row lock and finds it succeeded.
     """
+    bound = settings.MEMORY_JOB_MAX_ATTEMPTS
     stale = timedelta(minutes=settings.MEMORY_JOB_STALE_MINUTES)
-    stalled = list(extraction_jobs_stalled(older_than=stale).values_list("id", flat=True)[:limit])
+    stalled_jobs = extraction_jobs_stalled(older_than=stale)
+    if not dry_run:
+        _stalled_jobs_give_up(stalled_jobs.filter(attempts__gte=bound))
+    if not given_up:
+        stalled_jobs = stalled_jobs.filter(attempts__lt=bound)
+    stalled = list(
+        stalled_jobs.order_by("attempts", "created_at").values_list("id", flat=True)[:limit]
+    )
     failed_ids: list[uuid.UUID] = []
     if failed:
         jobs = ExtractionJob.objects.filter(status=ExtractionJob.Status.FAILED)
-        failed_ids = list(jobs.order_by("created_at").values_list("id", flat=True)[:limit])
+        jobs = jobs if given_up else jobs.filter(attempts__lt=bound)
+        jobs = jobs.order_by("attempts", "created_at")
+        failed_ids = list(jobs.values_list("id", flat=True)[:limit])
     ids = (stalled + failed_ids)[:limit]
     summary = {
         "found": len(ids),
         "stalled": len(set(ids) & set(stalled)),
         "succeeded": 0,
         "failed": 0,
+        "erased": 0,
+        "given_up": 0,
     }
-    if dry_run:
-        return summary
-    for job_id in ids:
-        try:
-            extraction_job_run(job_id=job_id)
-        except ExtractionFailed:
-            summary["failed"] += 1
-        except ExtractionJobGone:
-            pass  # erased with its user since it was listed
-        else:
-            summary["succeeded"] += 1
-    if summary["stalled"]:
-        logger.warning("replayed %s stalled extraction jobs", summary["stalled"])
+    if not dry_run:
+        for job_id in ids:
+            summary[_job_replay(job_id, bound)] += 1
+        if summary["stalled"]:
+            logger.warning("replayed %s stalled extraction jobs", summary["stalled"])
+    summary["given_up"] = extraction_jobs_given_up().count()
     return summary
+
+
+def _job_replay(job_id: uuid.UUID, bound: int) -> str:
+    """Replay one job; its outcome ("succeeded", "failed", "erased"), whatever it raised."""
+    try:
+        extraction_job_run(job_id=job_id)
+    except ExtractionJobGone:
+        return "erased"  # with its user, since it was listed: nothing left to do
+    except ExtractionFailed as failure:
+        if failure.job.attempts >= bound:
+            logger.error(
+                "extraction job %s failed %s times and is no longer replayed: %s",
+                job_id,
+                failure.job.attempts,
+                failure.job.error,
+                extra={"job_id": str(job_id)},
+            )
+        return "failed"
+    except Exception:
+        # Even recording the failure failed (the database went away): the job stays as it
+        # was and the next sweep finds it again. The other jobs are still replayed.
+        logger.exception("extraction job %s could not be replayed", job_id)
+        return "failed"
+    return "succeeded"
+
+
+_UNFINISHED = (ExtractionJob.Status.QUEUED, ExtractionJob.Status.RUNNING)
+
+
+def _stalled_jobs_give_up(jobs: QuerySet[ExtractionJob]) -> None:
+    """Mark failed the stalled jobs already tried MEMORY_JOB_MAX_ATTEMPTS times (each run died
+    with its process), so that none stays `running` for ever, and log each."""
+    for job in jobs.only("id", "attempts"):
+        error = f"Given up after {job.attempts} attempts: each run ended with its process."
+        changed = (
+            ExtractionJob.objects.filter(pk=job.pk, status__in=_UNFINISHED)
+            .filter(attempts=job.attempts)
+            .update(status=ExtractionJob.Status.FAILED, error=error, finished_at=timezone.now())
+        )
+        if changed:
+            logger.error("extraction job %s: %s", job.pk, error, extra={"job_id": str(job.pk)})

@@ -39,6 +39,8 @@ class ExtractionJob(models.Model):
     # Candidates the offline reader added from the user's own statements that the LLM left
     # out (extraction.reader.statements_missed).
     statements_added = models.PositiveIntegerField(default=0)
+    # Clauses the offline reader could not read and left out; the rest was still read.
+    clauses_skipped = models.PositiveIntegerField(default=0)
     # Each message is read once: a short hash of every message this job read (kept after the
     # conversation is dropped), and how many leading messages earlier jobs had already read
     # (given to the extractor as context only). See extraction.selectors.messages_read_count.

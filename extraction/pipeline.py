@@ -38,6 +38,7 @@ from memories.selectors import VISIBLE_STATUSES
 from memories.services.conflicts import review_item_file
 from memories.services.memories import memory_create, memory_merge, memory_sources_add
 from memories.text import embedding_text
+from memories.values import lacks_value
 from tenants.models import ConflictPolicy
 
 logger = logging.getLogger(__name__)
@@ -54,6 +55,8 @@ class Usage(LLMUsage):
     candidates_refused: int = 0
     # Candidates from the user's own statements that the LLM left out (`reader`).
     statements_added: int = 0
+    # Clauses the offline reader could not read and left out, the rest read (`reader`).
+    clauses_skipped: int = 0
 
 
 def candidates_extract(
@@ -89,10 +92,15 @@ def candidates_extract(
             for candidate in candidates
         ]
         # The user's own first-person statements that the model left out are kept too.
-        missed = statements_missed(candidates, new)
+        skipped: list[str] = []
+        missed = statements_missed(candidates, new, skipped=skipped)
         usage.statements_added += len(missed)
+        usage.clauses_skipped += len(skipped)
         return candidates + missed, "llm"
-    return offline_candidates(new), "rules"
+    skipped = []
+    candidates = offline_candidates(new, skipped=skipped)
+    usage.clauses_skipped += len(skipped)
+    return candidates, "rules"
 
 
 def known_memories_load(end_user: EndUser) -> tuple[list[KnownMemory], dict[str, Memory]]:
@@ -222,6 +230,9 @@ def conversation_memories_write(
     """
     candidates, extractor = candidates_extract(messages, usage, read_before=read_before)
     candidates = [redact_candidate(candidate) for candidate in candidates]
+    # The last gate of both paths: a caption that ends before its value ("User loves") says
+    # nothing, so it is never stored.
+    candidates = [candidate for candidate in candidates if not lacks_value(candidate.caption)]
     if not candidates:
         return [], extractor
     known, rows = known_memories_load(end_user)

@@ -14,11 +14,13 @@ is not durable; a clause that does not open in the first person is not about the
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 from functools import cache
 
 from core.lexicon import lexicon
+from core.metrics import READER_CLAUSES_SKIPPED
 from extraction.candidates import Candidate
 from extraction.grounding import (
     has_phrase,
@@ -33,6 +35,9 @@ from memories.facets import category_of, kind_of
 from memories.facets import read as read_facets
 from memories.models import Memory
 from memories.text import CAPTION_MAX_LENGTH, states_a_fact
+from memories.values import lacks_value
+
+logger = logging.getLogger(__name__)
 
 CONFIDENCE = 0.7
 # A clause goes on with another subject after "and" / "but" ("I'm vegan and my partner is a
@@ -59,11 +64,25 @@ def _parts(clause: str) -> list[str]:
         parts.append(pieces[0])
         for piece in pieces[1:]:
             said = words_of(piece)
+            if not said:
+                continue  # a dangling "and" ("I work at Siemens and "): nothing follows it
             if (opens_without_i(said) or _their_person(said)) and len(words_of(parts[-1])) > 1:
                 parts.append(piece)
             else:
                 parts[-1] = f"{parts[-1]} and {piece}"
-    return [part.strip() for part in parts if part.strip()]
+    return [_undangled(part) for part in parts if _undangled(part)]
+
+
+# The words that join statements (`_SUBJECT_BREAK`): one left at a part's end joins nothing.
+_JOINERS = frozenset({"and", "but", "while", "plus", "&", "+"})
+
+
+def _undangled(part: str) -> str:
+    """The part without the joining words it ends on ("I'm vegan and and" is "I'm vegan")."""
+    words = part.split()
+    while words and words[-1].lower().strip(",;") in _JOINERS:
+        words.pop()
+    return " ".join(words)
 
 
 def _opening(part: str) -> str:
@@ -166,6 +185,18 @@ def _openers() -> tuple[tuple[list[str], str], ...]:
     return tuple(sorted(found, key=lambda item: -len(item[0])))
 
 
+@cache
+def _value_stops() -> frozenset[str]:
+    """Where the value after a fragment opening ends: a new clause, a break, the user, or an
+    auxiliary that opens a question ("as a diabetic should i ...")."""
+    return (
+        lexicon("value_ends")
+        | lexicon("value_breaks")
+        | lexicon("first_person")
+        | lexicon("auxiliaries")
+    )
+
+
 def _opened(clause: str) -> str:
     """A clause that opens the way chat states a fact without a subject ("greetings from
     Berlin!", "as a paralegal what's the best way ..."), as the user's own clause, with the
@@ -177,7 +208,7 @@ def _opened(clause: str) -> str:
             continue
         value: list[str] = []
         for word in said[len(opening) :][:4]:
-            if word in lexicon("value_ends") | lexicon("value_breaks") | lexicon("first_person"):
+            if word in _value_stops():
                 break
             value.append(word)
         if not value:
@@ -196,6 +227,8 @@ def _their_person(words: list[str]) -> bool:
     """Whether a clause opens with one of the user's people and states a closed fact of
     them, the "my" left out ("mum's a GP", "hubby is vegan", "sister has coeliac"): the
     registry must read a closed attribute, so "dad jokes are the best" is not one."""
+    if not words:
+        return False
     person = words[0].removesuffix("'s")
     if person not in lexicon("people") or person in lexicon("generic_people"):
         return False
@@ -264,31 +297,27 @@ def category(caption: str) -> str:
     return Memory.Category.PERSONAL
 
 
-def read_statements(messages: Iterable[dict]) -> list[Candidate]:
-    """The candidates the user stated in `messages`, in their own words, in order."""
+def read_statements(
+    messages: Iterable[dict], *, skipped: list[str] | None = None
+) -> list[Candidate]:
+    """The candidates the user stated in `messages`, in their own words, in order.
+
+    It never raises: a clause it cannot read is left out, logged, counted in the metric
+    `memory_reader_clauses_skipped` and added to `skipped` (the job counts it), and the rest of
+    the conversation is still read.
+    """
+    messages = list(messages)
     found: list[Candidate] = []
     seen: set[str] = set()
     person = ""
-    for clause, statement in user_clauses(messages):
-        opened = _opened(clause)
-        if not statement and not opened:
-            person = _last_person(clause, person)
+    for clause, statement in _clauses_read(messages, skipped):
+        try:
+            captions, person = _captions(clause, statement, person)
+            read = [(caption, category(caption)) for caption in captions]
+        except Exception:  # one unreadable clause must not lose the others
+            _skip(clause, skipped, unit="clause")
             continue
-        for part in [opened] if opened else _parts(statement):
-            part = _in_first_person(_resolved(_opening(part), person))
-            person = _last_person(part, person)
-            if not part or (has_phrase(part, "temporary") and not _announces_change(part)):
-                continue
-            caption = _caption(part)
-            if (
-                len(caption) > CAPTION_MAX_LENGTH
-                or not states_a_fact(caption)
-                or has_phrase(caption, "not_durable")
-                or has_phrase(caption, "passing_states")
-                or len(words_of(caption)) < 2
-                or has_phrase(caption, "vague")
-            ):
-                continue
+        for caption, kind in read:
             if caption.lower() in seen:
                 continue
             seen.add(caption.lower())
@@ -296,11 +325,60 @@ def read_statements(messages: Iterable[dict]) -> list[Candidate]:
                 Candidate(
                     caption=caption,
                     full_text=f"{caption}.",
-                    category=category(caption),
+                    category=kind,
                     confidence=CONFIDENCE,
                 )
             )
     return found
+
+
+def _clauses_read(messages: list[dict], skipped: list[str] | None) -> list[tuple[str, str]]:
+    """The user's clauses (`user_clauses`); if the conversation cannot be split as a whole,
+    each message on its own, and a message that still cannot is skipped."""
+    try:
+        return user_clauses(messages)
+    except Exception:  # degrade to one message at a time
+        logger.exception("reader: the conversation could not be split; reading each message")
+    clauses = []
+    for message in messages:
+        try:
+            clauses += user_clauses([message])
+        except Exception:
+            _skip(str(message.get("content", "")), skipped, unit="message")
+    return clauses
+
+
+def _skip(text: str, skipped: list[str] | None, *, unit: str) -> None:
+    logger.exception("reader: skipped a %s it could not read (%d characters)", unit, len(text))
+    READER_CLAUSES_SKIPPED.labels(unit).inc()
+    if skipped is not None:
+        skipped.append(text)
+
+
+def _captions(clause: str, statement: str, person: str) -> tuple[list[str], str]:
+    """The captions one clause states, and the person a later "she" or "he" means."""
+    captions = []
+    opened = _opened(clause)
+    if not statement and not opened:
+        return [], _last_person(clause, person)
+    for part in [opened] if opened else _parts(statement):
+        part = _in_first_person(_resolved(_opening(part), person))
+        person = _last_person(part, person)
+        if not part or (has_phrase(part, "temporary") and not _announces_change(part)):
+            continue
+        caption = _caption(part)
+        if (
+            len(caption) > CAPTION_MAX_LENGTH
+            or not states_a_fact(caption)
+            or lacks_value(caption)
+            or has_phrase(caption, "not_durable")
+            or has_phrase(caption, "passing_states")
+            or len(words_of(caption)) < 2
+            or has_phrase(caption, "vague")
+        ):
+            continue
+        captions.append(caption)
+    return captions, person
 
 
 def _content(caption: str) -> set[str]:
@@ -309,13 +387,15 @@ def _content(caption: str) -> set[str]:
     return set(words_of(caption)) - lexicon("generic_words") - lexicon("people")
 
 
-def statements_missed(candidates: list[Candidate], messages: Iterable[dict]) -> list[Candidate]:
+def statements_missed(
+    candidates: list[Candidate], messages: Iterable[dict], *, skipped: list[str] | None = None
+) -> list[Candidate]:
     """What the user stated about themselves that no candidate covers: the LLM path's safety
     net, since a small model often writes one fact where the user gave three. A statement
     covers a candidate's ground when they share half the content words of the shorter."""
     covered = [_content(candidate.caption) for candidate in candidates]
     missed = []
-    for statement in read_statements(messages):
+    for statement in read_statements(messages, skipped=skipped):
         words = _content(statement.caption)
         if words and not any(
             theirs and len(words & theirs) * 2 >= min(len(words), len(theirs)) for theirs in covered
@@ -325,10 +405,13 @@ def statements_missed(candidates: list[Candidate], messages: Iterable[dict]) -> 
     return missed
 
 
-def offline_candidates(messages: list[dict]) -> list[Candidate]:
+def offline_candidates(
+    messages: list[dict], *, skipped: list[str] | None = None
+) -> list[Candidate]:
     """What the offline path stores candidates for (`pipeline.candidates_extract` without an
-    LLM): the user's own statements, no message that instructs the extractor read."""
-    return read_statements(without_instructions(messages))
+    LLM): the user's own statements, no message that instructs the extractor read; the
+    clauses it could not read are added to `skipped`."""
+    return read_statements(without_instructions(messages), skipped=skipped)
 
 
 def without_instructions(messages: Iterable[dict]) -> list[dict]:

@@ -6,6 +6,7 @@ import hashlib
 import uuid
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
@@ -33,6 +34,14 @@ def extraction_jobs_stalled(*, older_than: timedelta) -> models.QuerySet[Extract
     )
     queued = models.Q(status=ExtractionJob.Status.QUEUED, created_at__lt=cutoff)
     return ExtractionJob.objects.filter(running | queued).order_by("created_at")
+
+
+def extraction_jobs_given_up() -> models.QuerySet[ExtractionJob]:
+    """Failed jobs tried MEMORY_JOB_MAX_ATTEMPTS times: no longer replayed, left to an operator
+    (their conversations are kept; `retry_failed_jobs --given-up` tries them again)."""
+    return ExtractionJob.objects.filter(
+        status=ExtractionJob.Status.FAILED, attempts__gte=settings.MEMORY_JOB_MAX_ATTEMPTS
+    )
 
 
 def tenant_stats_with_jobs_list(*, usage_days: int = USAGE_DAYS) -> models.QuerySet[Tenant]:

@@ -42,8 +42,13 @@ def _job_run(self, job_id: str, request_id: str) -> str:
         job, _ = extraction_job_run(job_id=uuid.UUID(job_id))
     except ExtractionFailed as exc:
         # Inline (eager) runs answer a request: they leave the job failed for a later replay
-        # instead of retrying in the caller's thread.
-        if self.request.is_eager or self.request.retries >= settings.MEMORY_TASK_MAX_RETRIES:
+        # instead of retrying in the caller's thread. A failure that is no dependency's (a
+        # fault of the service) would fail again the same way: left failed too.
+        if (
+            self.request.is_eager
+            or not exc.upstream
+            or self.request.retries >= settings.MEMORY_TASK_MAX_RETRIES
+        ):
             logger.error(
                 "job %s failed for good after %s retries",
                 job_id,

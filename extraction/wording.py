@@ -5,9 +5,11 @@ repairs and `remember`; it builds no caption from a template."""
 from __future__ import annotations
 
 import re
+import unicodedata
 
-from core.lexicon import lexicon, pairs
+from core.lexicon import lexicon, pairs, words_of
 from memories.text import states_a_fact
+from memories.values import lacks_value, waits_for_value
 
 # Where a first-person clause starts ("I'm vegan" -> "User is vegan").
 _OPENINGS = (
@@ -83,7 +85,7 @@ def tidy_caption(caption: str) -> str:
         match = re.search(pattern, lowered)
         if match and match.start() < cut:
             head = caption[: match.start()].rstrip(" ,;:-")
-            if len(head.split()) >= 3 and states_a_fact(head):
+            if len(head.split()) >= 3 and states_a_fact(head) and not lacks_value(head):
                 cut = match.start()
     return _without_hedges(caption[:cut].rstrip(" ,;:-.!"))
 
@@ -100,3 +102,44 @@ def _without_hedges(caption: str) -> str:
             continue
         kept.append(word)
     return " ".join(kept)
+
+
+# Characters that join or vary an emoji ("👨\u200d👩", "❤\ufe0f", a keycap, a flag's tags).
+_EMOJI_PARTS = frozenset("\u200d\ufe0e\ufe0f\u20e3")
+
+
+def _symbol(char: str) -> bool:
+    """An emoji or other symbol (a pictograph, a flag, a skin tone, a joiner): not a word."""
+    if char in _EMOJI_PARTS or "\U000e0020" <= char <= "\U000e007f":
+        return True
+    category = unicodedata.category(char)
+    return category == "So" or (category == "Sk" and not char.isascii())
+
+
+def symbols_read(text: str) -> str:
+    """The text with its emoji and other symbols read as the reader reads them: a symbol says
+    nothing and ends a clause ("punk band 🤘 we're called ...", "moved to Leeds 🎉 boxes
+    everywhere"), unless the words before it still wait for their value ("I love 🍕 pizza",
+    "my dog is called 🐶Rex": `values.waits_for_value`). There it is dropped, so that the
+    value after it stays whole."""
+    out: list[str] = []
+    at = 0
+    while at < len(text):
+        if not _symbol(text[at]):
+            out.append(text[at])
+            at += 1
+            continue
+        end = at
+        while end < len(text) and _symbol(text[end]):
+            end += 1
+        before = text[max(0, at - 64) : at]
+        said = words_of(before)
+        waits = said and waits_for_value(said[-1]) and before.rstrip()[-1:].isalnum()
+        if not waits:
+            out.append(". ")
+        elif before[-1:].isspace() and text[end : end + 1].isspace():
+            end += 1  # "love 🍕 pizza" is "love pizza"
+        elif not before[-1:].isspace() and not text[end : end + 1].isspace():
+            out.append(" ")  # "called🐶Rex" is "called Rex"
+        at = end
+    return "".join(out)

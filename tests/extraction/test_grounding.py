@@ -173,3 +173,23 @@ def test_two_values_the_user_never_took_back_are_both_kept_for_the_judge():
     kept, refused = candidates_ground(proposed, said)
 
     assert len(kept) == 2 and refused == {}
+
+
+@pytest.mark.parametrize(
+    ("caption", "full_text", "kept"),
+    [
+        ("User loves", "User loves pizza", "User loves pizza"),
+        ("User's dog is called", "my dog is called Rex", "User's dog is called Rex"),
+        ("User's dog is called", "", None),
+        ("User loves", "", None),
+    ],
+)
+def test_a_model_caption_that_lost_its_value_takes_the_full_text_or_is_refused(
+    caption, full_text, kept
+):
+    grounded = _ground("I love 🍕 pizza and my dog is called 🐶Rex", caption, full_text)
+
+    if kept is None:
+        assert grounded.candidate is None and grounded.reason == "no_value"
+    else:
+        assert grounded.candidate.caption == kept

@@ -79,6 +79,18 @@ def test_what_the_user_stated_and_the_model_left_out_is_kept_in_their_words(tena
     assert ExtractionJob.objects.get().statements_added == 1
 
 
+def test_a_model_caption_cut_before_its_value_is_never_stored(tenant, llm):
+    llm.learn("pizza", fact("User loves"), fact("User's dog is called"))
+
+    outcome = _extract(tenant, uuid.uuid4(), "I love 🍕 pizza and my dog is called 🐶Rex")
+
+    # The model's captions say nothing; the user's own statements are kept whole instead.
+    assert sorted(m.caption for m in outcome.memories) == [
+        "User loves pizza",
+        "User's dog is called Rex",
+    ]
+
+
 def test_a_statement_the_model_already_covered_is_not_stored_twice(tenant, llm):
     llm.learn("leeds", fact("User works as a nurse in Leeds"))
 

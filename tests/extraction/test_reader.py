@@ -175,3 +175,80 @@ def test_one_of_the_users_people_said_without_my_is_still_theirs():
     ]
     assert _read("dad jokes are the worst") == []
     assert _read("doctor is a tough job these days") == []
+
+
+@pytest.mark.parametrize(
+    ("user_says", "captions"),
+    [
+        ("I work at Siemens and \nI live in Berlin and my dog is called Rex.",
+         ["User works at Siemens", "User lives in Berlin", "User's dog is called Rex"]),
+        ("I like tea, and ", ["User likes tea"]),
+        ("I'm a teacher and", ["User is a teacher"]),
+        ("I'm vegan and and my sister is a vet", ["User is vegan", "User's sister is a vet"]),
+        ("my brother is a chef and , and I live in Porto",
+         ["User's brother is a chef", "User lives in Porto"]),
+        ("and", []),
+        (", and", []),
+    ],
+)  # fmt: skip
+def test_a_dangling_conjunction_loses_nothing_of_the_conversation(user_says, captions):
+    assert _read(user_says) == captions
+
+
+def test_a_clause_the_reader_cannot_read_is_skipped_and_counted_and_the_rest_is_read(
+    monkeypatch,
+):
+    from extraction import reader
+
+    wording = reader._in_first_person
+
+    def fails_on_gouda(part: str) -> str:
+        if "gouda" in part:
+            raise ValueError("a clause the reader cannot read")
+        return wording(part)
+
+    monkeypatch.setattr(reader, "_in_first_person", fails_on_gouda)
+    skipped: list[str] = []
+    messages = [{"role": "user", "content": "I live in Oslo. I love gouda. My son is called Ola."}]
+
+    captions = [c.caption for c in read_statements(messages, skipped=skipped)]
+
+    assert captions == ["User lives in Oslo", "User's son is called Ola"]
+    assert skipped == [" I love gouda."]
+
+
+@pytest.mark.parametrize(
+    ("user_says", "captions"),
+    [
+        ("I love 🍕 pizza and my dog is called 🐶Rex",
+         ["User loves pizza", "User's dog is called Rex"]),
+        ("I'm allergic to 🥜 peanuts", ["User is allergic to peanuts"]),
+        ("my cat is named 🐱Mochi", ["User's cat is named Mochi"]),
+        ("I live in 🇵🇹 Lisbon", ["User lives in Lisbon"]),
+        ("I drive a 🚗 Tesla", ["User drives a Tesla"]),
+        ("my sister is called 👩\u200d⚕️ Priya", ["User's sister is called Priya"]),
+        # After a whole clause an emoji still ends it.
+        ("we finally moved to Leeds 🎉 boxes everywhere", ["User finally moved to Leeds"]),
+    ],
+)  # fmt: skip
+def test_an_emoji_before_a_value_does_not_cut_the_fact(user_says, captions):
+    assert _read(user_says) == captions
+
+
+@pytest.mark.parametrize(
+    "user_says",
+    ["I love 🍕", "I live in", "my son is called", "I work at ", "I ❤️ sushi", "I'm a huge fan of"],
+)
+def test_a_caption_without_its_value_is_never_read(user_says):
+    assert _read(user_says) == []
+
+
+def test_a_caption_that_ends_on_a_verb_of_its_own_clause_is_kept():
+    assert _read("I prefer dark mode in every app I use") == [
+        "User prefers dark mode in every app I use"
+    ]
+    assert _read("never been a morning person and never will be") == [
+        "User never has been a morning person and never will be"
+    ]
+    # Where a fragment opening's value ends: at an auxiliary opening a question.
+    assert _read("as a diabetic should i avoid mangoes?") == ["User is a diabetic"]

@@ -148,11 +148,39 @@ def test_a_job_whose_llm_stays_down_ends_failed_with_its_conversation(
 
     deadline = time.monotonic() + 30
     job = ExtractionJob.objects.get(pk=outcome.job.id)
-    while time.monotonic() < deadline and job.attempts < 3:
+    # Each run is counted as it starts: the job is done when its third run has failed.
+    while time.monotonic() < deadline and (job.attempts < 3 or job.status != "failed"):
         time.sleep(0.1)
         job.refresh_from_db()
     assert job.status == "failed" and job.attempts == 3  # the first run and two retries
     assert job.conversation == [{"role": "user", "content": "I own a kayak"}]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_job_that_fails_on_a_fault_of_the_service_is_left_failed_without_retries(
+    celery_on_redis, task_log, settings, monkeypatch
+):
+    settings.MEMORY_EXTRACTOR = "rules"
+
+    def decide(**kwargs):
+        raise RuntimeError("a fault of the service")
+
+    monkeypatch.setattr("extraction.pipeline.decide", decide)
+
+    outcome = extraction_perform(
+        tenant=TenantFactory(),
+        external_id=uuid.uuid4(),
+        messages=[{"role": "user", "content": "I live in Turku"}],
+        run_async=True,
+    )
+
+    job = _wait_for(outcome.job.id, {"failed"})
+    assert job.error == "RuntimeError: a fault of the service"
+    assert job.conversation == [{"role": "user", "content": "I live in Turku"}]
+    _wait_until(lambda: task_log)
+    # It would fail the same way again: the task leaves it to the replay at once.
+    assert "failed for good after 0 retries" in task_log[0]["message"]
+    assert ExtractionJob.objects.get(pk=job.pk).attempts == 1
 
 
 def test_every_scheduled_task_is_registered_under_its_name():

@@ -401,6 +401,20 @@ def test_the_job_list_costs_the_same_queries_for_few_or_many_jobs(client_as_oper
     assert _queries(client_as_operator, url) == few
 
 
+def test_the_job_list_filters_the_jobs_given_up_after_the_bound(
+    client_as_operator, tenant, settings
+):
+    settings.MEMORY_JOB_MAX_ATTEMPTS = 3
+    given_up = ExtractionJobFactory(end_user__tenant=tenant, status="failed", attempts=3)
+    retried = ExtractionJobFactory(end_user__tenant=tenant, status="failed", attempts=1)
+    url = reverse("admin:extraction_extractionjob_changelist")
+
+    page = client_as_operator.get(url, {"replay": "given_up"}).content.decode()
+
+    assert "given up (3 attempts)" in page
+    assert str(given_up.pk) in page and str(retried.pk) not in page
+
+
 def test_admin_pages_and_their_static_files_work_with_debug_off(client_as_operator, settings):
     assert settings.DEBUG is False
     assert client_as_operator.get(reverse("admin:index")).status_code == 200
