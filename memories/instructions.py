@@ -302,9 +302,17 @@ _INERT = str.maketrans({"<": "\u2039", ">": "\u203a", "[": "(", "]": ")", ":": "
 
 
 def markers_defused(text: str) -> str:
-    """`text` with every template token and role marker made inert (still readable, no longer
-    markup), for memories stored before they were refused."""
-    text = unicodedata.normalize("NFKC", text_clean(text, lines=False))
+    """`text` on one line with every template token and role marker made inert (still
+    readable, no longer markup), for memories stored before they were refused. Markup written
+    in full-width letters is found in the compatibility form, and only then is that form shown."""
+    text = " ".join(text_clean(text, lines=False).split())
+    compatible = unicodedata.normalize("NFKC", text)
+    if compatible != text and not _has_markup(text) and _has_markup(compatible):
+        text = compatible
     for pattern in _markup():
         text = pattern.sub(lambda m: m.group().translate(_INERT), text)
     return text
+
+
+def _has_markup(text: str) -> bool:
+    return any(pattern.search(text) for pattern in _markup())
