@@ -33,7 +33,7 @@ from extraction.wording import third_person, tidy_caption
 from memories.facets import facets_read
 from memories.facets import read as read_facets
 from memories.instructions import before_instruction
-from memories.text import CAPTION_MAX_LENGTH, states_a_fact
+from memories.text import CAPTION_MAX_LENGTH, states_a_fact, text_clean
 
 # A capitalised word after the first: a name the user must have written ("Tom", "McDonald's",
 # "PhD", "YouTube").
@@ -390,6 +390,12 @@ def _topic_only(caption: str) -> bool:
 
 def ground(candidate: Candidate, evidence: Evidence) -> Grounded:
     """Keep, repair or refuse one candidate against the stems of the user's own words."""
+    # Read as it would be stored ("Ber\u200blin" is "Berlin"), as the user's words are read.
+    candidate = replace(
+        candidate,
+        caption=text_clean(candidate.caption, lines=False),
+        full_text=text_clean(candidate.full_text),
+    )
     caption, reason = _repaired_caption(candidate, evidence)
     if reason:
         return Grounded(None, reason)
