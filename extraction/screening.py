@@ -32,8 +32,15 @@ def candidate_screen(candidate: Candidate) -> tuple[Candidate | None, str]:
     reason = instruction_in(caption) or instruction_in(full_text)
     if reason:
         return None, reason
-    if caption != candidate.caption or full_text != candidate.full_text:
-        candidate = replace(candidate, caption=caption, full_text=full_text or caption)
+    # The model's hint of where the fact matters is stored too; one that instructs is dropped,
+    # not the fact.
+    use_when = " ".join(text_clean(candidate.use_when, lines=False).split())
+    use_when = "" if instruction_in(use_when) else use_when
+    cleaned = (caption, full_text or caption, use_when)
+    if cleaned != (candidate.caption, candidate.full_text, candidate.use_when):
+        candidate = replace(
+            candidate, caption=caption, full_text=full_text or caption, use_when=use_when
+        )
     return redact_candidate(candidate), ""
 
 
