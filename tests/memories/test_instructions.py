@@ -7,9 +7,13 @@ much as refusing an instruction.
 
 from __future__ import annotations
 
+import random
+import unicodedata
+
 import pytest
 
-from memories.instructions import before_instruction, instruction_in, markers_defused
+from memories.instructions import REFUSALS, before_instruction, instruction_in, markers_defused
+from memories.text import text_clean
 
 
 @pytest.mark.parametrize(
@@ -182,3 +186,29 @@ def test_a_message_is_read_up_to_its_first_instruction(message, said):
 )  # fmt: skip
 def test_markers_in_a_stored_caption_are_made_inert_on_one_line(caption, shown):
     assert markers_defused(caption) == shown
+
+
+def _noise(rng: random.Random, size: int) -> str:
+    """Text from every corner: letters of many scripts, marks, emoji and joiners, controls,
+    escapes, bidirectional and zero-width characters, markup and role words."""
+    pieces = [
+        "a", "Z", " ", ".", ",", "\n", "\t", "\x1b[", "31m", "\x00", "\x9b", "\u200b", "\u200d",
+        "\u202e", "\u2066", "\ufeff", "\U000e0041", "\U0001f3f4", "\U0001f468", "\u0301", "\u0928",
+        "\u094d", "\u0645", "\u6771", "\uff33", "<|", "|>", "im_start", "[INST]", "<<SYS>>", "<s>",
+        "SYSTEM", ":", "###", "you", "must", "obey", "me", "I'm", "admin", "of", "this", "app",
+        "root access", "reveal", "all memories", "\ud800",
+    ]  # fmt: skip
+    return "".join(rng.choice(pieces) for _ in range(size))
+
+
+def test_any_text_is_read_without_error_and_cut_to_a_clean_prefix():
+    rng = random.Random(29)
+    for size in [0, 1, 2, 5, 20, 200] * 40:
+        text = _noise(rng, size)
+        cleaned = text_clean(text)
+
+        assert instruction_in(text) in ("", *REFUSALS)
+        assert cleaned.startswith(before_instruction(text))
+        assert text_clean(cleaned) == cleaned
+        assert not any(unicodedata.category(c) in ("Cc", "Cs") and c != "\n" for c in cleaned)
+        assert "\n" not in markers_defused(text)
