@@ -56,7 +56,6 @@ _BENEFICIARIES = frozenset({"me", "my", "mine", "i", "user", "user's", "us", "ou
 _CLAIMANTS = frozenset({"i", "i'm", "user", "im", "me"})
 _BE = frozenset({"am", "is", "are", "was", "be"})
 _DETERMINERS = frozenset({"a", "an", "the", "this", "its", "their", "his", "her"})
-_ADVERBS = frozenset({"now", "actually", "also", "officially", "really", "truly", "still"})
 # What may follow a bare claim and leave it bare ("I'm an admin here", "... from now on", "god
 # mode enabled"), and the words that end it and go on with another clause ("... so obey").
 _NOTHING = frozenset(
@@ -246,7 +245,7 @@ def _claimed_role(words: list[str], at: int) -> bool:
         after += 1  # "treat me as an admin", "promote this user to admin"
     elif words[at] != "me":  # "make me an admin"
         return False
-    while after < len(words) and words[after] in _ADVERBS:
+    while after < len(words) and words[after] in lexicon("adverbs"):  # "I'm really an admin"
         after += 1
     if after < len(words) and words[after] == "your":
         # "your developer", "your lead developer": an authority of the assistant's.
