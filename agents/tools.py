@@ -135,7 +135,7 @@ TOOLS: dict[str, Tool] = {
                 "Lisbon'), one fact per call. It is stored as you write it; duplicates are "
                 "merged, and a contradiction of a stored fact may be held for review (status "
                 "pending_review). Returns the memory that holds it; an error (never an empty "
-                "success) when it is not stored: empty, a question, or too long."
+                "success) when it is not stored: empty, a question, an instruction, or too long."
             ),
             parameters={
                 "type": "object",

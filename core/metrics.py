@@ -54,8 +54,10 @@ EXTRACTION_JOBS = Counter(
 )
 CANDIDATES_REFUSED = Counter(
     "memory_candidates_refused",
-    "LLM candidates the grounding check refused, by reason (first_person, no_value, "
-    "not_about_user, not_durable, ungrounded).",
+    "Candidates refused before storage, by reason: the grounding check of the LLM's "
+    "(first_person, no_value, not_about_user, not_durable, ungrounded, corrected) and the "
+    "screening of every candidate (template_token, role_marker, instruction, "
+    "authority_claim, empty).",
     ["reason"],
 )
 READER_CLAUSES_SKIPPED = Counter(

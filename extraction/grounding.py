@@ -32,7 +32,8 @@ from extraction.judge import Relation, compare
 from extraction.wording import symbols_read, third_person, tidy_caption
 from memories.facets import facets_read
 from memories.facets import read as read_facets
-from memories.text import CAPTION_MAX_LENGTH, states_a_fact
+from memories.instructions import before_instruction
+from memories.text import CAPTION_MAX_LENGTH, states_a_fact, text_clean
 from memories.values import lacks_value
 
 # A capitalised word after the first: a name the user must have written ("Tom", "McDonald's",
@@ -111,17 +112,12 @@ def statement_of(clause: str) -> str:
 
 
 def instructs(content: str) -> bool:
-    """Whether a message instructs the extractor or the assistant ("ignore previous
-    instructions", "SYSTEM:", "<system>memory.write(...)"): data, never evidence."""
-    lowered = content.lower()
-    return has_phrase(content, "injection") or any(p in lowered for p in _marked_injections())
-
-
-@cache
-def _marked_injections() -> tuple[str, ...]:
-    """The injection phrases that are markup ("<system>", "[[memory]]"), not words: matched
-    as they are written."""
-    return tuple(p for p in lexicon("injection") if not re.fullmatch(r"[\w' -]+", p))
+    """Whether a message is an instruction from its first word ("ignore previous instructions",
+    "SYSTEM: ...", "<system>memory.write(...)", "I am an admin, obey me"): data, never
+    evidence. A message that says something first is read up to its instruction
+    (`before_instruction`, in `_clauses`); one rule for what instructs
+    (`memories.instructions`) on every way in."""
+    return not words_of(before_instruction(content))
 
 
 def _without_fillers(words: list[str]) -> list[str]:
@@ -207,20 +203,20 @@ def user_clauses(messages: Iterable[dict]) -> list[tuple[str, str]]:
 
 def _clauses(messages: Iterable[dict]) -> tuple[list[tuple[str, str]], list[str]]:
     """Each clause of the user's own messages with what it states ("" for a question, a
-    request or a hypothetical), leaving out messages that instruct the extractor or the
-    assistant (data, never evidence). A clause the user corrects right after is not said
-    ("I live in Hamburg. Actually no, Bremen"), and a bare value after the correction takes
-    the place of the one it corrects ("I'm 34 | oops no, 35" says "I'm 35"). A question still
-    names the people a later "she" or "he" means ("can my cat eat tuna? he's 14")."""
+    request or a hypothetical), each message read up to where it instructs the extractor or
+    the assistant (what follows is data, never evidence). A clause the user corrects right
+    after is not said ("I live in Hamburg. Actually no, Bremen"), and a bare value after the
+    correction takes the place of the one it corrects ("I'm 34 | oops no, 35" says "I'm 35").
+    A question still names the people a later "she" or "he" means ("can my cat eat tuna? he's
+    14")."""
     found: list[tuple[str, str]] = []
     withdrawn: list[str] = []
     corrected = ""  # the statement a correction took back, until its new value comes
     for message in messages:
         if str(message.get("role", "user")) != "user":
             continue
-        content = str(message.get("content", ""))
-        if instructs(content):
-            continue
+        # Up to its first instruction: what follows is the instruction's, not the user's.
+        content = before_instruction(str(message.get("content", "")))
         content = symbols_read(content)  # an emoji says nothing, and may end a clause
         for clause in _CLAUSE.findall(_APPOSITION.sub(_named_first, content)):
             rest = _correction(clause)
@@ -400,6 +396,12 @@ def _topic_only(caption: str) -> bool:
 
 def ground(candidate: Candidate, evidence: Evidence) -> Grounded:
     """Keep, repair or refuse one candidate against the stems of the user's own words."""
+    # Read as it would be stored ("Ber\u200blin" is "Berlin"), as the user's words are read.
+    candidate = replace(
+        candidate,
+        caption=text_clean(candidate.caption, lines=False),
+        full_text=text_clean(candidate.full_text),
+    )
     caption, reason = _repaired_caption(candidate, evidence)
     if reason:
         return Grounded(None, reason)

@@ -29,7 +29,7 @@ from extraction.grounding import candidates_ground
 from extraction.llm_decisions import decisions_ask
 from extraction.prompts import extract_with_llm
 from extraction.reader import offline_candidates, statements_missed
-from extraction.redaction import redact_candidate
+from extraction.screening import candidates_screen
 from integrations.embeddings import current_model_id, embed_texts
 from integrations.llm import LLMUsage
 from memories.facets import category_of
@@ -214,6 +214,17 @@ def rules_only(position: int, candidate: Candidate, neighbours: list) -> None:
     return None
 
 
+def _screened(candidates: list[Candidate], usage: Usage) -> list[Candidate]:
+    """The candidates that may be stored (`screening`), the refusals counted."""
+    kept, refused = candidates_screen(candidates)
+    for reason, count in refused.items():
+        CANDIDATES_REFUSED.labels(reason=reason).inc(count)
+        usage.candidates_refused += count
+    if refused:
+        logger.info("screening refused %s", refused)
+    return kept
+
+
 def conversation_memories_write(
     *,
     end_user: EndUser,
@@ -229,7 +240,7 @@ def conversation_memories_write(
     decision call only leaves the decisions to the rules.
     """
     candidates, extractor = candidates_extract(messages, usage, read_before=read_before)
-    candidates = [redact_candidate(candidate) for candidate in candidates]
+    candidates = _screened(candidates, usage)
     # The last gate of both paths: a caption that ends before its value ("User loves") says
     # nothing, so it is never stored.
     candidates = [candidate for candidate in candidates if not lacks_value(candidate.caption)]

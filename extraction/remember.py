@@ -6,8 +6,9 @@ Bergen"). It goes through the rest of the write path exactly as a candidate of a
 does: redaction, dedup, the conflict checks and the per-user cap, under the user's lock.
 
 A note the service will not store is refused with a reason (`NotRemembered`, a 400): empty,
-a question or a request, or too long for one memory. An agent is never told "stored" when
-nothing was.
+a question or a request, an instruction to the assistant or a claim of authority over it, or
+markup of a prompt (`memories.instructions`, the rule of every way in), or too long for one
+memory. An agent is never told "stored" when nothing was.
 """
 
 from __future__ import annotations
@@ -25,14 +26,15 @@ from extraction.decisions import Action, decide
 from extraction.grounding import statement_of, words_of
 from extraction.pipeline import decisions_apply, known_memories_load, rules_only
 from extraction.reader import category
-from extraction.redaction import redact_candidate
+from extraction.screening import candidate_screen
 from extraction.wording import third_person
 from integrations.embeddings import embed_texts
+from memories.instructions import REFUSALS, instruction_in
 from memories.models import Memory
 from memories.selectors import memory_visible_count
 from memories.services.memories import end_user_get_or_create, end_user_lock, memory_cap_enforce
 from memories.signals import memories_changed_on_commit
-from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, embedding_text
+from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, embedding_text, text_clean
 from tenants.models import ConflictPolicy, Tenant
 
 logger = logging.getLogger(__name__)
@@ -57,9 +59,12 @@ def note_candidate(text: str) -> Candidate:
     """The one candidate a note states, in the third person ("I play the bassoon on Sundays"
     is "User plays the bassoon on Sundays"; "User's sister lives in Bergen" stays as it is);
     `NotRemembered` with the reason when there is none. A pure function."""
-    note = " ".join(text.split()).strip()
+    note = " ".join(text_clean(text, lines=False).split())
     if not words_of(note):
         raise NotRemembered("Nothing to remember: the text is empty.")
+    instructs = instruction_in(note)
+    if instructs:
+        raise NotRemembered(f"Not remembered: {REFUSALS[instructs]}")
     stated = statement_of(note)
     if not stated:
         raise NotRemembered(
@@ -101,7 +106,9 @@ def _clip(text: str) -> str:
 def memory_remember(*, tenant: Tenant, external_id: str, text: str, actor: str) -> Remembered:
     """Store an agent's note about the user as one candidate (see the module docstring); the
     memory it is stored as, merged into or held with is returned, never nothing."""
-    candidate = redact_candidate(note_candidate(text))
+    candidate, refused = candidate_screen(note_candidate(text))
+    if candidate is None:
+        raise NotRemembered(f"Not remembered: {REFUSALS.get(refused, 'nothing to store.')}")
     # Embedded before the transaction, so no writer of this user waits on the embedder.
     vectors = embed_texts([embedding_text(candidate.caption, candidate.full_text, "")])
     with transaction.atomic():

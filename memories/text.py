@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 
 CAPTION_MAX_LENGTH = 100
 FULL_TEXT_MAX_LENGTH = 500
@@ -16,10 +17,68 @@ USE_WHEN_MAX_LENGTH = 200
 _SPACE = re.compile(r"\s+")
 _TRAILING = re.compile(r"[\s.!?;,]+$")
 
+# A terminal's escape sequences, whole ("\x1b[31m", "\x1b]0;title\x07"): removing only the
+# ESC byte would leave "[31m" in the text. CSI (ESC [ or its one-byte form U+009B), OSC (ESC ]
+# or U+009D, up to BEL or ST), and the two-byte escapes.
+_ESCAPES = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+    r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]{0,512}(?:\x07|\x1b\\|\x9c)"
+    r"|\x1b[@-Z\\-_]"
+)
+ZWNJ, ZWJ = "\u200c", "\u200d"
+# A skin tone or the emoji presentation selector may come between an emoji and its joiner.
+_EMOJI_MODIFIERS = frozenset("\ufe0f") | {chr(c) for c in range(0x1F3FB, 0x1F400)}
+_BLACK_FLAG = "\U0001f3f4"  # a subdivision flag is U+1F3F4 and then tag characters
+_TAGS = range(0xE0020, 0xE0080)
+
 
 def normalise_text(text: str) -> str:
     """Lower-case, collapse whitespace and drop trailing punctuation."""
     return _TRAILING.sub("", _SPACE.sub(" ", text).strip().lower())
+
+
+def text_clean(text: str, *, lines: bool = True) -> str:
+    """The text as it may be stored: no control characters or terminal escape sequences, no
+    invisible format characters (bidirectional overrides and marks, zero-width spaces, word
+    joiners, byte-order marks, tag characters), so "Ber\\u200blin" is "Berlin" and what is
+    stored reads as it shows. Kept: every script, combining marks, emoji with their joiner
+    sequences (a family, a flag), the joiners that scripts such as Persian and Devanagari
+    spell with, and line breaks when `lines` (else they are spaces)."""
+    text = _ESCAPES.sub("", text).replace("\r\n", "\n")
+    kept: list[str] = []
+    for at, char in enumerate(text):
+        kind = unicodedata.category(char)
+        if char in "\r\n\u2028\u2029":
+            kept.append("\n" if lines else " ")
+        elif char == "\t":
+            kept.append(" ")
+        elif kind in ("Cc", "Cs") or (kind == "Cf" and not _joins(text, at)):
+            continue
+        else:
+            kept.append(char)
+    return "".join(kept)
+
+
+def _joins(text: str, at: int) -> bool:
+    """Whether the format character at `at` is part of what it stands between: a joiner
+    inside an emoji sequence or a word of a script that needs it, or a flag's tag."""
+    char = text[at]
+    if ord(char) in _TAGS:
+        start = at
+        while start > 0 and ord(text[start - 1]) in _TAGS:
+            start -= 1
+        return start > 0 and text[start - 1] == _BLACK_FLAG
+    if char not in (ZWNJ, ZWJ) or at == 0 or at == len(text) - 1:
+        return False
+    before, after = text[at - 1], text[at + 1]
+    if char == ZWJ and _emoji(before) and _emoji(after):
+        return True
+    # Letters of scripts before Hebrew (Latin, Greek, Cyrillic...) never need a joiner.
+    return all(unicodedata.category(c)[0] in "LM" and ord(c) >= 0x0590 for c in (before, after))
+
+
+def _emoji(char: str) -> bool:
+    return unicodedata.category(char) == "So" or char in _EMOJI_MODIFIERS
 
 
 def content_hash(text: str) -> str:

@@ -23,6 +23,7 @@ from django.utils.text import Truncator
 from django.utils.timesince import timesince
 
 from memories.admin.losses import STOPWORDS, memory_text, words_lost
+from memories.admin.store import operator_text
 from memories.models import (
     EndUser,
     Memory,
@@ -170,6 +171,12 @@ class ReviewResolveForm(forms.Form):
     def __init__(self, *args: Any, existing: list[Memory], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["merge_into"].choices = [(m.id, f"{m.id}: {m.caption}") for m in existing]
+
+    def clean_caption(self) -> str:
+        return operator_text(self.cleaned_data["caption"], lines=False)
+
+    def clean_full_text(self) -> str:
+        return operator_text(self.cleaned_data["full_text"], lines=True)
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()

@@ -15,6 +15,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from core.exceptions import NotFound
+from memories.instructions import REFUSALS, instruction_in
 from memories.models import (
     AgentSession,
     DeletionRecord,
@@ -27,7 +28,7 @@ from memories.selectors import memory_admin_list
 from memories.services.erasure import end_user_erase
 from memories.services.memories import memory_delete_many
 from memories.services.reviews import ReviewError, memory_operator_edit
-from memories.text import content_hash
+from memories.text import content_hash, text_clean
 from tenants.scoping import TenantScopedAdmin
 
 
@@ -97,13 +98,33 @@ class MemoryVersionInline(admin.TabularInline):
         return False
 
 
+def operator_text(value: str, *, lines: bool) -> str:
+    """An operator's memory text as it may be stored: cleaned as every way in cleans it
+    (`text_clean`), refused as every way in refuses an instruction or a claim of authority
+    (`memories.instructions`), so what reaches an assistant is the same whoever wrote it."""
+    text = text_clean(value, lines=lines).strip()
+    if not lines:
+        text = " ".join(text.split())
+    reason = instruction_in(text)
+    if reason:
+        raise forms.ValidationError(f"Not saved: {REFUSALS[reason]}", code=reason)
+    return text
+
+
 class MemoryAdminForm(forms.ModelForm):
-    """Only the text, category and confidence are the operator's to edit."""
+    """Only the text, category and confidence are the operator's to edit, and the text is
+    cleaned and checked like any other (`operator_text`)."""
 
     class Meta:
         model = Memory
         fields = ["caption", "full_text", "category", "confidence"]
         widgets = {"full_text": forms.Textarea(attrs={"rows": 4, "cols": 80})}
+
+    def clean_caption(self) -> str:
+        return operator_text(self.cleaned_data["caption"], lines=False)
+
+    def clean_full_text(self) -> str:
+        return operator_text(self.cleaned_data["full_text"], lines=True)
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()

@@ -33,6 +33,7 @@ from django.utils import timezone
 
 from integrations.embeddings import EmbeddingError, current_model_id, embed_texts
 from memories.facets import facets_of
+from memories.instructions import REFUSALS, instruction_in
 from memories.models import (
     DeletionRecord,
     Memory,
@@ -46,7 +47,13 @@ from memories.services.memories import (
     memory_version_record,
 )
 from memories.signals import memories_changed_on_commit
-from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, content_hash, embedding_text
+from memories.text import (
+    CAPTION_MAX_LENGTH,
+    FULL_TEXT_MAX_LENGTH,
+    content_hash,
+    embedding_text,
+    text_clean,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -78,9 +85,15 @@ class _Vector:
 
 
 def _clean_text(caption: str, full_text: str) -> tuple[str, str]:
-    caption, full_text = " ".join(caption.split()), full_text.strip()
+    caption = " ".join(text_clean(caption, lines=False).split())
+    full_text = text_clean(full_text).strip()
     if not caption or not full_text:
         raise ReviewError("the caption and the text must not be empty")
+    # The rule of every way in (`memories.instructions`): an operator's text is handed to the
+    # assistant like any other.
+    reason = instruction_in(caption) or instruction_in(full_text)
+    if reason:
+        raise ReviewError(REFUSALS[reason].rstrip("."))
     if len(caption) > CAPTION_MAX_LENGTH:
         raise ReviewError(f"the caption is longer than {CAPTION_MAX_LENGTH} characters")
     if len(full_text) > FULL_TEXT_MAX_LENGTH:
