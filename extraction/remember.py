@@ -35,6 +35,7 @@ from memories.selectors import memory_visible_count
 from memories.services.memories import end_user_get_or_create, end_user_lock, memory_cap_enforce
 from memories.signals import memories_changed_on_commit
 from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, embedding_text, text_clean
+from memories.values import lacks_value
 from tenants.models import ConflictPolicy, Tenant
 
 logger = logging.getLogger(__name__)
@@ -72,6 +73,11 @@ def note_candidate(text: str) -> Candidate:
             "about the user."
         )
     caption = _third_person(stated.rstrip(" .!"))
+    if lacks_value(caption):
+        raise NotRemembered(
+            'Not remembered: the note ends before what it states ("User loves"); send the '
+            "whole fact."
+        )
     if len(caption) > FULL_TEXT_MAX_LENGTH:
         raise NotRemembered(
             f"Not remembered: a note is one fact of at most {FULL_TEXT_MAX_LENGTH} characters; "

@@ -169,3 +169,13 @@ def test_over_mcp_an_instruction_is_a_tool_error_and_nothing_is_stored(tenant):
     assert result.is_error
     assert result.structured_content["error"]["code"] == "not_remembered"
     assert not Memory.objects.exists()
+
+
+@pytest.mark.parametrize("note", ["I love", "User's dog is called", "The user lives in"])
+def test_a_note_that_ends_before_its_value_is_refused(api, note):
+    response = remember(api, note)
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "not_remembered"
+    assert "ends before" in response.json()["error"]["message"]
+    assert not Memory.objects.exists()
