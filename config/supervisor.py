@@ -47,9 +47,15 @@ class Child:
     due: float | None = None  # when it starts again, while it waits for a restart
     restarts: int = 0
 
-    def start(self, now: float) -> None:
+    def start(self, now: float) -> int:
+        """Start its command; return the new process's id."""
         self.process = subprocess.Popen(self.command)
         self.started, self.due = now, None
+        return self.process.pid
+
+    def status(self) -> int | None:
+        """The exit status of its process once that has exited; None while it runs or waits."""
+        return None if self.process is None else self.process.poll()
 
     def exited(self, now: float) -> float:
         """Record the exit of its process; schedule the restart; return the delay."""
@@ -87,23 +93,22 @@ def supervise(
             child.start(time.monotonic())
         while not stopping:
             now = time.monotonic()
-            ended = [c for c in children if c.process is not None and c.process.poll() is not None]
-            fatal = next((c for c in ended if c.name in essential), None)
+            ended = {c.name: (c, status) for c in children if (status := c.status()) is not None}
+            fatal = next((name for name in ended if name in essential), None)
             if fatal is not None:
-                code = fatal.process.returncode  # type: ignore[union-attr]
-                _say(f"{fatal.name} exited with status {code}; stopping the others")
+                code = ended[fatal][1]
+                _say(f"{fatal} exited with status {code}; stopping the others")
                 break
-            for child in ended:
-                status, ran = child.process.returncode, now - child.started  # type: ignore[union-attr]
+            for child, status in ended.values():
+                ran = now - child.started
                 delay = child.exited(now)
                 _say(
                     f"{child.name} exited with status {status} after {ran:.0f} s; "
                     f"starting it again in {delay:g} s (restart {child.restarts})"
                 )
             for child in children:
-                if child.due is not None and child.due <= now and not stopping:
-                    child.start(now)
-                    _say(f"{child.name} started again (pid {child.process.pid})")  # type: ignore[union-attr]
+                if child.due is not None and child.due <= now:
+                    _say(f"{child.name} started again (pid {child.start(now)})")
             time.sleep(POLL_SECONDS)
     finally:
         running = [c.process for c in children if c.process is not None]
