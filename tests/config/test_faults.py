@@ -321,19 +321,20 @@ def _log(log) -> str:
 
 
 def _restarted(process: subprocess.Popen, log) -> bool | None:
-    """Whether `run_local` says it started the worker again; fails at once if it stopped."""
+    """Whether `run_local` says it started the worker and beat again; fails at once if it
+    stopped."""
     output = _log(log)
     assert process.poll() is None, f"run_local stopped: {output[-3000:]}"
-    return "worker started again" in output or None
+    return ("worker started again" in output and "beat started again" in output) or None
 
 
-def _celery_worker(run_local_process) -> psutil.Process | None:
-    """The Celery worker's main process among `run_local`'s children, if one runs."""
+def _celery(run_local_process, command: str) -> psutil.Process:
+    """The Celery `worker` or `beat` that `run_local` runs."""
     for child in psutil.Process(run_local_process.pid).children():
         with contextlib.suppress(psutil.Error):
-            if "worker" in child.cmdline() and child.status() != psutil.STATUS_ZOMBIE:
+            if command in child.cmdline() and child.status() != psutil.STATUS_ZOMBIE:
                 return child
-    return None
+    raise AssertionError(f"no Celery {command} among run_local's children")
 
 
 def _finished(job: dict) -> str | None:
@@ -384,7 +385,7 @@ def _users_report(users: list[str], env: dict[str, str]) -> dict[str, dict]:
 
 
 @pytest.mark.timeout(4 * READY_SECONDS)
-def test_make_run_under_traffic_outlives_a_killed_worker_valkey_and_a_database_restart(
+def test_make_run_under_traffic_outlives_killed_celery_valkey_and_a_database_restart(
     install,
 ):
     env, pgdata, key = install
@@ -400,10 +401,11 @@ def test_make_run_under_traffic_outlives_a_killed_worker_valkey_and_a_database_r
                 eventually(lambda: len(traffic.accepted()) >= 6 or None, "answers", READY_SECONDS)
 
                 # 1. The Celery worker is killed with jobs in hand (a burst of them queued just
-                # before): run_local starts another, the API serves on.
+                # before), and beat too: run_local starts them again, the API serves on.
                 traffic.burst(8)
-                killed = _celery_worker(process)
-                killed.send_signal(signal.SIGKILL)
+                killed = [_celery(process, "worker"), _celery(process, "beat")]
+                for celery_process in killed:
+                    celery_process.send_signal(signal.SIGKILL)
                 eventually(lambda: _restarted(process, log), "the worker again", READY_SECONDS)
                 # Ready before the next fault: its start would bring a stopped Valkey back.
                 eventually(
@@ -462,9 +464,9 @@ def test_make_run_under_traffic_outlives_a_killed_worker_valkey_and_a_database_r
     assert {a.body["error"]["code"] for a in answers if a.status == 503} <= {"service_unavailable"}
     # While Valkey was down it answered as usual.
     assert {a.status for a in traffic.between(valkey_down, valkey_up)} & {201, 202}
-    # The killed worker was started again by run_local, which kept serving.
-    assert "worker exited with status -9" in output
-    assert not killed.is_running() or killed.status() == psutil.STATUS_ZOMBIE
+    # The killed worker and beat were started again by run_local, which kept serving.
+    assert "worker exited with status -9" in output and "beat exited with status -9" in output
+    assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in killed)
     # It runs without the steps that a broker restart crashes (config.celery_worker).
     assert "mingle:" not in output
     # The jobs the killed worker held were stalled; every stalled job was replayed, and
