@@ -2,6 +2,7 @@
 
 Once all of them answer, it prints one framed block saying so, with the admin login and API key
 under `--bootstrap`: the last thing of the start, not a line among the servers' own output.
+`config.supervisor` keeps them running: a worker or beat that exits is started again.
 """
 
 from __future__ import annotations
