@@ -315,6 +315,15 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A broker outage of any length: the worker keeps reconnecting (every 30 s at most) instead of
+# exiting after 100 tries; `run_local` restarts one that exits anyway.
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# A task running when the broker goes away finishes (its job is saved); its message, which
+# could not be acknowledged, is delivered again later and finds the job done. True (Celery 6's
+# default) would kill it and leave the job `running` for the stalled-job replay.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+# Without gossip, mingle and heartbeats, which a broker restart can crash (config.celery_worker).
+CELERY_WORKER_CONSUMER = "config.celery_worker:Consumer"
 
 # --- the memory service --------------------------------------------------------------------
 

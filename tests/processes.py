@@ -12,15 +12,35 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, TypeVar
 
 from bench.loadtest.server import free_port, gunicorn_process
 
-__all__ = ["ROOT", "clean_env", "free_port", "gunicorn", "http_get", "manage", "run_local"]
+__all__ = [
+    "ROOT",
+    "clean_env",
+    "eventually",
+    "free_port",
+    "gunicorn",
+    "http_get",
+    "manage",
+    "run_local",
+]
 
 ROOT = Path(__file__).resolve().parent.parent
+
+T = TypeVar("T")
+
+
+def eventually(check: Callable[[], T | None], what: str, seconds: float) -> T:
+    """Poll `check` until it returns something other than None; fail after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while (result := check()) is None:
+        assert time.monotonic() < deadline, f"{what}: not within {seconds} s"
+        time.sleep(0.5)
+    return result
 
 
 def clean_env(**overrides: str) -> dict[str, str]:

@@ -26,7 +26,16 @@ import pytest
 from django_ratelimit.core import _get_window
 
 from config.embedded import stop_embedded_postgres, stop_embedded_valkey
-from tests.processes import ROOT, clean_env, free_port, gunicorn, http_get, manage, run_local
+from tests.processes import (
+    ROOT,
+    clean_env,
+    eventually,
+    free_port,
+    gunicorn,
+    http_get,
+    manage,
+    run_local,
+)
 
 # A loaded machine (`make test` on two cores) makes everything slower: a new cluster, Django's
 # import in each gunicorn worker (a server listens before its workers can answer), a first
@@ -39,12 +48,7 @@ T = TypeVar("T")
 
 
 def _eventually(check: Callable[[], T | None], what: str, seconds: float = READY_SECONDS) -> T:
-    """Poll `check` until it returns something other than None; fail after `seconds`."""
-    deadline = time.monotonic() + seconds
-    while (result := check()) is None:
-        assert time.monotonic() < deadline, f"{what}: not within {seconds} s"
-        time.sleep(0.5)
-    return result
+    return eventually(check, what, seconds)
 
 
 def _healthy(base: str) -> dict:

@@ -2,6 +2,7 @@
 
 Once all of them answer, it prints one framed block saying so, with the admin login and API key
 under `--bootstrap`: the last thing of the start, not a line among the servers' own output.
+`config.supervisor` keeps them running: a worker or beat that exits is started again.
 """
 
 from __future__ import annotations
@@ -9,9 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
-import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -24,8 +23,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
-# How long children get to finish what they are doing after Ctrl-C before they are killed.
-STOP_GRACE_SECONDS = 15.0
+from config.supervisor import supervise
+
 # Readiness is asked again and again, each ask allowed this long: a loaded machine (a first
 # run importing everything on two cores) answers late, and asking once more costs nothing.
 POLL_SECONDS = 1.0
@@ -40,7 +39,8 @@ CELERY_GRACE_SECONDS = 180.0
 class Command(BaseCommand):
     help = (
         "Run gunicorn and, when a Redis-protocol broker is configured (the embedded Valkey of "
-        "`make run`, or REDIS_URL), one Celery worker and beat; stop them all together."
+        "`make run`, or REDIS_URL), one Celery worker and beat, started again if they exit; "
+        "stop them all together."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -227,38 +227,3 @@ def metrics_files_clear() -> None:
     if directory:
         for path in Path(directory).glob("*.db"):
             path.unlink(missing_ok=True)
-
-
-def supervise(commands: dict[str, list[str]]) -> int:
-    """Run the commands until one exits or a stop signal arrives; stop the rest; return a code."""
-    stopping = False
-
-    def stop(signum: int, frame: Any) -> None:
-        nonlocal stopping
-        stopping = True
-
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-    children = {name: subprocess.Popen(command) for name, command in commands.items()}
-    code = 0
-    try:
-        while not stopping:
-            ended = {name: p.returncode for name, p in children.items() if p.poll() is not None}
-            if ended:
-                name, code = next(iter(ended.items()))
-                print(f"{name} exited with status {code}; stopping the others", file=sys.stderr)
-                break
-            time.sleep(0.2)
-    finally:
-        for child in children.values():
-            if child.poll() is None:
-                child.terminate()
-        deadline = time.monotonic() + STOP_GRACE_SECONDS
-        for child in children.values():
-            try:
-                child.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    return code
