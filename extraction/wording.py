@@ -120,8 +120,8 @@ def symbols_read(text: str) -> str:
     """The text with its emoji and other symbols read as the reader reads them: a symbol says
     nothing and ends a clause ("punk band 🤘 we're called ...", "moved to Leeds 🎉 boxes
     everywhere"), unless the words before it still wait for their value ("I love 🍕 pizza",
-    "my dog is called 🐶Rex": `values.waits_for_value`). There it is dropped, so that the
-    value after it stays whole."""
+    "my dog is called 🐶Rex": `values.waits_for_value`), or it is written onto the word after
+    it ("I collect ✨vinyl"). There it is dropped, so that the value after it stays whole."""
     out: list[str] = []
     at = 0
     while at < len(text):
@@ -135,6 +135,18 @@ def symbols_read(text: str) -> str:
         before = text[max(0, at - 64) : at]
         said = words_of(before)
         waits = said and waits_for_value(said[-1]) and before.rstrip()[-1:].isalnum()
+        # A symbol written onto the word after it, a space before ("collect ✨vinyl", "our
+        # 🐶Rex"), decorates that word: it ends nothing.
+        # A subject after it opens a clause of its own ("so happy 😊i got the job").
+        after = words_of(text[end : end + 16])[:1]
+        decorates = (
+            text[end : end + 1].isalnum()
+            and (not before or before[-1:].isspace())
+            and not set(after) & lexicon("first_person")
+        )
+        if decorates and not waits:
+            at = end
+            continue
         if not waits:
             out.append(". ")
         elif before[-1:].isspace() and text[end : end + 1].isspace():

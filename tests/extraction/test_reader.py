@@ -227,8 +227,12 @@ def test_a_clause_the_reader_cannot_read_is_skipped_and_counted_and_the_rest_is_
         ("I live in 🇵🇹 Lisbon", ["User lives in Lisbon"]),
         ("I drive a 🚗 Tesla", ["User drives a Tesla"]),
         ("my sister is called 👩\u200d⚕️ Priya", ["User's sister is called Priya"]),
-        # After a whole clause an emoji still ends it.
+        # Written onto the word after it, a symbol decorates that word.
+        ("I collect ✨vinyl records", ["User collects vinyl records"]),
+        ("we adopted 🐶Biscuit last spring", ["User adopted Biscuit last spring"]),
+        # After a whole clause an emoji still ends it, and before a subject it opens one.
         ("we finally moved to Leeds 🎉 boxes everywhere", ["User finally moved to Leeds"]),
+        ("so relieved 😮‍💨i passed my driving test", ["User passed their driving test"]),
     ],
 )  # fmt: skip
 def test_an_emoji_before_a_value_does_not_cut_the_fact(user_says, captions):
