@@ -22,6 +22,10 @@ from memories.models import Memory
 from memories.text import CAPTION_MAX_LENGTH
 from testing.llm_stub import content
 
+# The command writes each conversation through the write path (rolled back): it needs the
+# database unless --no-write.
+pytestmark = pytest.mark.django_db
+
 
 def user(*contents: str) -> list[dict[str, str]]:
     """A conversation in which the user says each text in turn."""
