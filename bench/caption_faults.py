@@ -16,7 +16,8 @@ lexicons `first_person` and `verb_forms`), never from a pattern per sentence:
   third-person "s" ("boths"), a word that never follows itself ("has has"), or a
   first-person form straight after "User" ("User have", "User dont").
 - `debris`: the caption ends on chat debris ("tho", "lol", "too"), an emoticon or an emoji.
-- `dangling`: the caption ends on a function word, its value cut off ("User lives in").
+- `dangling`: the caption ends on a function word, its value cut off ("User lives in"),
+  unless it is an auxiliary closing an ellipsis after "and"/"but" ("... and never will be").
 
 Misattribution: a caption about the user ("User ...", not "User's ...") that does not name the
 other person, yet states the value of a labelled fact about that person. The value of a label
@@ -166,7 +167,13 @@ def _debris(caption: str) -> bool:
 
 def _dangling(caption: str) -> bool:
     words = words_of(caption)
-    return len(words) > 1 and words[-1] in _words("dangling")
+    if len(words) < 2 or words[-1] not in _words("dangling"):
+        return False
+    # An ellipsis after a whole statement ("... and never will be") has its verb already.
+    return not (
+        words[-1] in _words("elliptic")
+        and any(word in _words("clause_joins") for word in words[2:-1])
+    )
 
 
 def garbles(caption: str, messages: Sequence[str]) -> list[str]:

@@ -247,6 +247,9 @@ def test_the_llm_path_runs_against_the_given_server_and_counts_its_usage(
     assert report["usage"]["mean"]["completion_tokens"] == 11
     # The grounding check runs after the model: "What time is it in Tokyo?" grounds no Berlin.
     assert report["true_positives"] == 1 and report["false_positives"] == 0
+    # The model's candidates went through the write path: stored, nothing lost or garbled.
+    assert report["judged"] == "stored" and report["lost"] == 0
+    assert report["stored"]["memories"] == 1 and report["garbled"] == 0
     assert report["no_fact"] == {"conversations": 1, "stored": 0, "memories": 0, "by_kind": {
         "question": {"conversations": 1, "stored": 0}
     }}  # fmt: skip
@@ -343,6 +346,8 @@ def row(text: str, *labels: tuple[str, str]) -> dict:
         ("User lives in", ["i live in"], "dangling"),
         ("User is a", ["im a"], "dangling"),
         ("User's sister works with", ["my sister works with kids"], "dangling"),
+        ("User has been", ["ive been"], "dangling"),
+        ("User is vegan and", ["im vegan and"], "dangling"),
     ],
 )
 def test_each_kind_of_garble_is_found(caption, messages, kind) -> None:
@@ -360,6 +365,8 @@ def test_each_kind_of_garble_is_found(caption, messages, kind) -> None:
         ("User's dog Honey has arthritis in her hips", ["honey has arthritis in her hips"]),
         ("User is (mostly) vegetarian", ["im mostly vegetarian"]),
         ("User keeps a full diary", ["i keep a full diary, full-time job tho"]),
+        ("User is not a morning person and never will be", ["not a morning person, never will be"]),
+        ("User's English is ok", ["my english is ok"]),
     ],
 )
 def test_a_clean_caption_has_no_garble(caption, messages) -> None:
