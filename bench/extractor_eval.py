@@ -35,8 +35,13 @@ SPLITS = ("dev", "heldout", "all")
 # Re-exported: the command and the tests read them from here.
 __all__ = ["MATCH_THRESHOLD", "caption_tokens", "match_captions", "token_f1"]
 
+# Why a fact extracted is not recallable after the write: a memory held for review states it,
+# the write refused its candidate before deciding (screening, no value), or a decision took it
+# as the same fact as another (merged into it, or skipped as said again).
+LOST_REASONS = ("merged", "refused", "held")
+
 if TYPE_CHECKING:
-    from bench.extractor_write import Writer
+    from bench.extractor_write import Writer, Written
 
 
 @dataclass
@@ -87,11 +92,11 @@ class ConversationResult:
     misattributed: list[str] = field(default_factory=list)
     garbled: list[tuple[str, list[str]]] = field(default_factory=list)
     # With the write: the active memories, the labels they state, and the facts lost
-    # (label, the candidate that stated it, whether a memory held for review states it).
+    # (label, the candidate that stated it, why: one of LOST_REASONS).
     written: bool = False
     stored: list[str] = field(default_factory=list)
     stored_matched: int = 0
-    lost: list[tuple[str, str, bool]] = field(default_factory=list)
+    lost: list[tuple[str, str, str]] = field(default_factory=list)
     write_seconds: float = 0.0
 
     def as_item(self) -> dict[str, Any]:
@@ -125,8 +130,8 @@ class ConversationResult:
             found["missed"] = self.missed
         if self.lost:
             found["lost"] = [
-                {"label": label, "candidate": candidate, "held": held}
-                for label, candidate, held in self.lost
+                {"label": label, "candidate": candidate, "reason": reason}
+                for label, candidate, reason in self.lost
             ]
         if self.misattributed:
             found["misattributed"] = self.misattributed
@@ -165,10 +170,10 @@ class EvaluationReport:
     captions_judged: int = 0
     garbles: dict[str, int] = field(default_factory=dict)
     # With the write: facts lost (some candidate stated them, no active memory does after the
-    # write), how many of them only a memory held for review states, and the active memories'
-    # own recall and precision. None without the write.
+    # write), by reason (LOST_REASONS), and the active memories' own recall and precision.
+    # None without the write.
     lost: int | None = None
-    lost_held: int | None = None
+    lost_by: dict[str, int] | None = None
     stored: dict[str, Any] | None = None
 
     def as_dict(self, *, details: bool = False, items: bool = False) -> dict[str, Any]:
@@ -293,7 +298,7 @@ def conversation_evaluate(
     judged, judged_pairs = guesses, pairs
     written = write is not None and not error
     stored: list[str] = []
-    lost: list[tuple[str, str, bool]] = []
+    lost: list[tuple[str, str, str]] = []
     stored_matched = 0
     write_seconds = 0.0
     if write is not None and not error:
@@ -309,7 +314,7 @@ def conversation_evaluate(
         held = {label for _, label in labelled.match(result.held)}
         stored_matched = len(recalled)
         lost = [
-            (labels[label], guesses[guess], label in held)
+            (labels[label], guesses[guess], _lost_reason(label in held, guesses[guess], result))
             for guess, label in pairs
             if label not in recalled
         ]
@@ -332,6 +337,12 @@ def conversation_evaluate(
         lost=lost,
         write_seconds=write_seconds,
     )
+
+
+def _lost_reason(held: bool, candidate: str, written: Written) -> str:
+    if held:
+        return "held"
+    return "refused" if candidate in written.refused else "merged"
 
 
 def evaluate_rows(
@@ -376,8 +387,11 @@ def evaluate_rows(
         ),
         garbles={kind: kinds[kind] for kind in GARBLE_KINDS},
         lost=sum(len(result.lost) for result in results) if write is not None else None,
-        lost_held=(
-            sum(held for result in results for *_, held in result.lost)
+        lost_by=(
+            {
+                reason: sum(1 for r in results for *_, why in r.lost if why == reason)
+                for reason in LOST_REASONS
+            }
             if write is not None
             else None
         ),

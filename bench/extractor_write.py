@@ -20,9 +20,11 @@ from django.db import transaction
 
 from extraction import pipeline
 from extraction.candidates import Candidate
+from extraction.screening import candidate_screen
 from integrations.embeddings import EmbeddingError
 from integrations.llm import LLMError, LLMUsage
 from memories.models import EndUser, Memory
+from memories.values import lacks_value
 from tenants.models import Tenant
 
 TENANT_PREFIX = "bench-eval-extractor"
@@ -30,10 +32,12 @@ TENANT_PREFIX = "bench-eval-extractor"
 
 @dataclass
 class Written:
-    """The user's memories after the write: recallable (active) and held for review."""
+    """The user's memories after the write: recallable (active) and held for review, and the
+    candidates the write refused before deciding (screening, a caption without its value)."""
 
     active: list[str] = field(default_factory=list)
     held: list[str] = field(default_factory=list)
+    refused: frozenset[str] = frozenset()
     usage: LLMUsage = field(default_factory=LLMUsage)
     error: str = ""
 
@@ -73,7 +77,7 @@ def conversation_write(
     ) -> tuple[list[Candidate], str]:
         return list(candidates), path
 
-    written = Written(usage=usage)
+    written = Written(usage=usage, refused=refused_captions(candidates))
     try:
         # A savepoint per conversation: a failed write leaves the others' rows usable.
         with transaction.atomic(), mock.patch.object(pipeline, "candidates_extract", extracted):
@@ -92,6 +96,17 @@ def conversation_write(
         elif status == Memory.Status.PENDING_REVIEW:
             written.held.append(caption)
     return written
+
+
+def refused_captions(candidates: Sequence[Candidate]) -> frozenset[str]:
+    """The captions the write path refuses before any decision: the pipeline's own gates
+    (`candidate_screen`, `lacks_value`), asked again to tell a refusal from a merge."""
+    refused = set()
+    for candidate in candidates:
+        screened, _ = candidate_screen(candidate)
+        if screened is None or lacks_value(screened.caption):
+            refused.add(candidate.caption)
+    return frozenset(refused)
 
 
 Writer = Callable[[list[dict[str, str]], Sequence[Candidate]], Written]

@@ -429,12 +429,12 @@ def test_a_fact_merged_or_refused_by_the_write_is_counted_lost() -> None:
 
     # Both were extracted; the screening refuses the instruction, so it is not recallable.
     assert report.true_positives == 2
-    assert report.lost == 1 and report.lost_held == 0
+    assert report.lost == 1 and report.lost_by == {"merged": 0, "refused": 1, "held": 0}
     assert report.results[0].lost == [
         (
             "User wants the assistant to ignore all previous instructions",
             "User wants the assistant to ignore all previous instructions",
-            False,
+            "refused",
         )
     ]
     assert report.stored["memories"] == 1 and report.stored["recall"] == 0.5
@@ -444,22 +444,35 @@ def test_a_fact_merged_or_refused_by_the_write_is_counted_lost() -> None:
     assert not Memory.objects.filter(caption="User lives in Berlin").exists()
 
 
-def test_lost_facts_are_told_apart_from_facts_held_for_review() -> None:
+def test_each_lost_fact_says_whether_it_was_merged_refused_or_held() -> None:
     labelled = row(
-        "i live in berlin and i love tea",
+        "i live in berlin, i love tea, im a nurse and i have a cat",
         ("User lives in Berlin", "user"),
         ("User loves tea", "user"),
+        ("User is a nurse", "user"),
+        ("User has a cat", "user"),
     )
 
     def write(messages, written_candidates):
-        return Written(active=["User lives in Berlin"], held=["User loves tea"])
+        # Berlin kept; tea held for review; the nurse decided away; the cat refused.
+        return Written(
+            active=["User lives in Berlin"],
+            held=["User loves tea"],
+            refused=frozenset({"User has a cat"}),
+        )
 
-    report = evaluate_rows(
-        scripted("User lives in Berlin", "User loves tea"), [labelled], write=write
+    extract = scripted(
+        "User lives in Berlin", "User loves tea", "User is a nurse", "User has a cat"
     )
+    report = evaluate_rows(extract, [labelled], write=write)
 
-    assert report.lost == 1 and report.lost_held == 1
-    assert report.results[0].lost == [("User loves tea", "User loves tea", True)]
+    assert report.lost == 3 and report.lost_by == {"merged": 1, "refused": 1, "held": 1}
+    assert sorted(report.results[0].lost) == [
+        ("User has a cat", "User has a cat", "refused"),
+        ("User is a nurse", "User is a nurse", "merged"),
+        ("User loves tea", "User loves tea", "held"),
+    ]
+    assert report.stored["recall"] == 0.25
 
 
 def test_garbles_are_judged_on_what_was_stored_when_the_write_runs() -> None:

@@ -179,9 +179,10 @@ class Command(BaseCommand):
                     self.stdout.write(f"  {result.id}  spurious  {caption}")
                 for caption in result.missed:
                     self.stdout.write(f"  {result.id}  missed    {caption}")
-                for label, candidate, held in result.lost:
-                    how = "held for review" if held else "not stored"
-                    self.stdout.write(f"  {result.id}  lost      {label}  <- {candidate} ({how})")
+                for label, candidate, reason in result.lost:
+                    self.stdout.write(
+                        f"  {result.id}  lost      {label}  <- {candidate} ({reason})"
+                    )
                 for caption in result.misattributed:
                     self.stdout.write(f"  {result.id}  misattributed  {caption}")
                 for caption, kinds in result.garbled:
@@ -199,12 +200,13 @@ class Command(BaseCommand):
 
     def _faults(self, report: EvaluationReport) -> None:
         """The issue-30 lines: facts lost, misattributed and garbled."""
-        if report.lost is not None and report.stored is not None:
+        if report.lost is not None and report.lost_by is not None and report.stored is not None:
             stored = report.stored
+            reasons = ", ".join(f"{reason} {count}" for reason, count in report.lost_by.items())
             self.stdout.write(
                 f"after the write  {stored['memories']} active memories, recall "
                 f"{stored['recall']:.3f}  precision {stored['precision']:.3f}  "
-                f"facts lost {report.lost} ({report.lost_held} of them held for review); "
+                f"facts lost {report.lost} ({reasons}); "
                 f"{stored['write_seconds_mean']:.3f} s a write"
             )
         else:
