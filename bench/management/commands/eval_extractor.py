@@ -1,4 +1,5 @@
-"""Score an extractor against the labelled conversations and print precision, recall and F1."""
+"""Score an extractor against the labelled conversations: precision, recall and F1, and, through
+the real write path, the facts lost, misattributed and garbled (`bench.extractor_eval`)."""
 
 from __future__ import annotations
 
@@ -8,17 +9,20 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import DatabaseError
 from django.utils.module_loading import import_string
 
 from bench.extractor_eval import (
     DEFAULT_LABELLED_SET,
     MATCH_THRESHOLD,
     SPLITS,
+    EvaluationReport,
     evaluate_rows,
     llm_extractor,
     load_labelled,
     rows_select,
 )
+from bench.extractor_write import throwaway_tenant, writer_for
 from bench.llm import cost_line, llm_arguments_add, llm_server
 
 DEFAULT_EXTRACTOR = "extraction.reader.offline_candidates"
@@ -29,9 +33,11 @@ class Command(BaseCommand):
         "Measure an extractor on the labelled conversations: micro precision, recall and F1 "
         f"(a caption matches a label when their content-word F1 is >= {MATCH_THRESHOLD}). "
         "With an LLM server (--llm-base-url, or OPENAI_BASE_URL) the extractor is the "
-        "service's LLM path: the model, then the grounding check."
+        "service's LLM path: the model, then the grounding check. Each conversation is then "
+        "written for a fresh user of a throwaway tenant (rolled back) to count the facts lost "
+        "on the way; --no-write skips that and needs no database."
     )
-    # Pure computation over a file: no database, and no need to load the URLconf to run it.
+    # No need to load the URLconf; the write needs the database, rolled back at the end.
     requires_system_checks: list[str] = []
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -65,6 +71,13 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--json", action="store_true", help="Print the report as JSON, per conversation too."
+        )
+        parser.add_argument(
+            "--no-write",
+            dest="write",
+            action="store_false",
+            help="Only extract: skip the write path (no facts-lost figure; misattribution and "
+            "garbles judged on the candidates, not on the stored memories).",
         )
         llm_arguments_add(parser)
 
@@ -106,12 +119,17 @@ class Command(BaseCommand):
             )
         try:
             if server is None:
-                report = evaluate_rows(extract, rows)
+                report = self._evaluate(extract, rows, options["write"], "rules")
             else:
                 with server.configured():
-                    report = evaluate_rows(extract, rows)
+                    report = self._evaluate(extract, rows, options["write"], "llm")
         except (ValueError, KeyError) as error:
             raise CommandError(f"Malformed labelled set {path}: {error}") from error
+        except DatabaseError as error:
+            raise CommandError(
+                f"The write path needs the database ({error}): run `manage.py migrate`, or "
+                "pass --no-write to only extract."
+            ) from error
         # -v 2 lists every spurious and missed caption, which is what one reads when tuning.
         details = options["verbosity"] >= 2
         if options["json"]:
@@ -149,6 +167,7 @@ class Command(BaseCommand):
                 for kind, figures in no_fact["by_kind"].items()
             )
         self.stdout.write(line)
+        self._faults(report)
         self.stdout.write(cost_line(report.usage, item="conversation"))
         if report.failed:
             self.stdout.write(f"failed extractions  {report.failed} (stored nothing)")
@@ -160,3 +179,40 @@ class Command(BaseCommand):
                     self.stdout.write(f"  {result.id}  spurious  {caption}")
                 for caption in result.missed:
                     self.stdout.write(f"  {result.id}  missed    {caption}")
+                for label, candidate, reason in result.lost:
+                    self.stdout.write(
+                        f"  {result.id}  lost      {label}  <- {candidate} ({reason})"
+                    )
+                for caption in result.misattributed:
+                    self.stdout.write(f"  {result.id}  misattributed  {caption}")
+                for caption, kinds in result.garbled:
+                    self.stdout.write(f"  {result.id}  garbled   {caption}  [{', '.join(kinds)}]")
+
+    @staticmethod
+    def _evaluate(
+        extract: Any, rows: list[dict[str, Any]], write: bool, path: str
+    ) -> EvaluationReport:
+        """The evaluation, through the write path for a throwaway tenant unless --no-write."""
+        if not write:
+            return evaluate_rows(extract, rows)
+        with throwaway_tenant() as tenant:
+            return evaluate_rows(extract, rows, write=writer_for(tenant, path))
+
+    def _faults(self, report: EvaluationReport) -> None:
+        """The issue-30 lines: facts lost, misattributed and garbled."""
+        if report.lost is not None and report.lost_by is not None and report.stored is not None:
+            stored = report.stored
+            reasons = ", ".join(f"{reason} {count}" for reason, count in report.lost_by.items())
+            self.stdout.write(
+                f"after the write  {stored['memories']} active memories, recall "
+                f"{stored['recall']:.3f}  precision {stored['precision']:.3f}  "
+                f"facts lost {report.lost} ({reasons}); "
+                f"{stored['write_seconds_mean']:.3f} s a write"
+            )
+        else:
+            self.stdout.write("after the write  not run (--no-write): no facts-lost figure")
+        kinds = ", ".join(f"{kind} {count}" for kind, count in report.garbles.items())
+        self.stdout.write(
+            f"on the {report.judged}  misattributed {report.misattributed}  garbled "
+            f"{report.garbled}/{report.captions_judged} captions ({kinds})"
+        )
