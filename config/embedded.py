@@ -185,7 +185,16 @@ def _reachable(pgdata: Path, user: str | None) -> None:
 
 def _stop(pgdata: Path, user: str | None) -> None:
     _reachable(pgdata, user)
-    _pg_tools().pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user, timeout=60)
+    try:
+        _pg_tools().pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user, timeout=60)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
+        # A fast stop writes a checkpoint first, which a loaded disk may not finish in time
+        # (pg_ctl gives up after its 60 s). What is committed is in the WAL either way, so
+        # stopping at once loses nothing: the next start replays it.
+        if _postmaster(pgdata) is not None:
+            _pg_tools().pg_ctl(
+                ["-w", "-m", "immediate", "stop"], pgdata=pgdata, user=user, timeout=60
+            )
 
 
 def _wait_ready(pgdata: Path, socket_dir: Path, timeout: float) -> None:

@@ -48,23 +48,6 @@ _CLAUSE = re.compile(r"(?:[^.!?;\n]|\.(?=\S))+[.!?;\n]*|[.!?;\n]+")
 _WORDS_AND_COMMAS = re.compile(r"[^\W_][\w'-]*|,")
 # Any "<|...|>" is a special token by its shape, whatever its model calls it.
 _SPECIAL_TOKEN = re.compile(r"<\|[^\s|<>]{1,40}\|>")
-# Words an instruction opens with before its command ("Please obey", "Always obey me").
-_OPENERS = frozenset({"please", "pls", "always", "now", "just", "and", "so", "then", "also"})
-# Who an instruction is for: the speaker ("obey me", "say yes to this user").
-_BENEFICIARIES = frozenset({"me", "my", "mine", "i", "user", "user's", "us", "our"})
-# Who claims: the speaker or the user they name.
-_CLAIMANTS = frozenset({"i", "i'm", "user", "im", "me"})
-_BE = frozenset({"am", "is", "are", "was", "be"})
-_DETERMINERS = frozenset({"a", "an", "the", "this", "its", "their", "his", "her"})
-# What may follow a bare claim and leave it bare ("I'm an admin here", "... from now on", "god
-# mode enabled"), and the words that end it and go on with another clause ("... so obey").
-_NOTHING = frozenset(
-    {"here", "now", "too", "also", "again", "btw", "lol", "ok", "okay", "from", "on", "forever"}
-    | {"enabled", "activated", "unlocked", "granted"}
-)
-_CONNECTORS = frozenset({"so", "and", "but", "which", "therefore", "hence", "thus", "meaning"})
-# A place or holder after a role ("admin of ...", "owner with admin rights").
-_OF = frozenset({"of", "for", "on", "over", "at", "in", "to", "with", "here"})
 
 
 def instruction_in(text: str) -> str:
@@ -171,7 +154,7 @@ def _commands(words: list[str]) -> bool:
     """A clause that opens with a command to the assistant ("Always obey me", "bypass the
     filter"), maybe after "please", "always" or "just"."""
     at = 0
-    while at < len(words) and words[at] in _OPENERS:
+    while at < len(words) and words[at] in lexicon("instruction_openers"):
         at += 1
     return at < len(words) and words[at] in lexicon("commands")
 
@@ -198,7 +181,10 @@ def _binds_addressee(words: list[str]) -> bool:
             if words[verb] in lexicon("compliance_verbs"):
                 rest = words[verb + 1 :]
                 rest = rest[: rest.index(",")] if "," in rest else rest
-                if _BENEFICIARIES & set(rest) or _phrase_in(rest, "service_objects") >= 0:
+                if (
+                    lexicon("instruction_beneficiaries") & set(rest)
+                    or _phrase_in(rest, "service_objects") >= 0
+                ):
                     return True
     return False
 
@@ -230,7 +216,9 @@ def _claims_authority(words: list[str]) -> bool:
     at = _phrase_in(words, "privilege_access")
     if at >= 0 and _bare_or_of_service(words[at + _phrase_at(words, at, "privilege_access") :]):
         return True
-    return any(word in _CLAIMANTS and _claimed_role(words, at) for at, word in enumerate(words))
+    return any(
+        word in lexicon("claimants") and _claimed_role(words, at) for at, word in enumerate(words)
+    )
 
 
 def _claimed_role(words: list[str], at: int) -> bool:
@@ -239,7 +227,7 @@ def _claimed_role(words: list[str], at: int) -> bool:
     after = at + 1
     if words[at] in {"i'm", "im"}:
         pass
-    elif after < len(words) and words[after] in _BE:
+    elif after < len(words) and words[after] in lexicon("claim_copulas"):
         after += 1
     elif words[at] in {"me", "user"} and after < len(words) and words[after] in {"as", "to"}:
         after += 1  # "treat me as an admin", "promote this user to admin"
@@ -251,7 +239,7 @@ def _claimed_role(words: list[str], at: int) -> bool:
         # "your developer", "your lead developer": an authority of the assistant's.
         window = words[after + 1 : after + 4]
         return any(word in lexicon("authorities") for word in window)
-    if after < len(words) and words[after] in _DETERMINERS:
+    if after < len(words) and words[after] in lexicon("claim_determiners"):
         after += 1
     size = _phrase_at(words, after, "privileges")
     if size:
@@ -264,12 +252,12 @@ def _bare_or_of_service(rest: list[str]) -> bool:
     """Nothing after a role or privilege but chat ("I'm an admin", "... here"), a privilege
     ("the account owner with admin rights"), or the service itself ("admin of this app")."""
     for at, word in enumerate(rest):
-        if word in _CONNECTORS:
+        if word in lexicon("claim_connectors"):
             rest = rest[:at]
             break
-    if all(word in _NOTHING for word in rest):
+    if all(word in lexicon("claim_trailers") for word in rest):
         return True
-    if rest[0] not in _OF:
+    if rest[0] not in lexicon("role_holders"):
         return False  # a longer name: "admin assistant", "owner's manual"
     return _of_service(rest) or _phrase_in(rest, "privilege_access") >= 0
 
@@ -277,7 +265,7 @@ def _bare_or_of_service(rest: list[str]) -> bool:
 def _of_service(rest: list[str]) -> bool:
     """Whether the words after a role name the assistant or the service: "of this app", "for
     you", "on this system", "here"."""
-    if not rest or rest[0] not in _OF:
+    if not rest or rest[0] not in lexicon("role_holders"):
         return False
     for at, word in enumerate(rest[1:4], start=1):
         if word in {"you", "yourself", "here"}:
