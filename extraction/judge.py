@@ -146,11 +146,20 @@ def restates(kept: tuple[Facet, ...], folded: tuple[Facet, ...], about: str = ""
 
     `about` is whom `folded` is about (`memories.facets.subject_of` of its caption; without it,
     the person its facets name). The user's ownership that a fact about someone implies
-    ("User's husband ...": the user has a husband) is no reading of it: two facts about one
-    person share it and nothing else."""
+    ("User's husband ...": the user has a husband) is no reading of it (`_read`): two facts
+    about one person share it and nothing else."""
     about = about or next((f.subject for f in folded if f.subject != "user"), "user")
-    said = [f for f in folded if about == "user" or (f.subject, f.attribute) != ("user", "owns")]
+    said = [f for f in folded if _read(f, about)]
     return bool(said) and all(any(_restated(f, by) for by in kept) for f in folded)
+
+
+def _read(facet: Facet, about: str) -> bool:
+    """Whether a facet is a reading of what a statement about `about` says: not the ownership
+    a fact about someone implies, and not an open attribute without its value (the reader
+    takes "is now seven" for a practice of "now" with nothing said: every age would agree)."""
+    if about != "user" and (facet.subject, facet.attribute) == ("user", "owns"):
+        return False
+    return bool(facet.value) or not facet.attribute.startswith((f"{PRACTICE}:", "about:"))
 
 
 def distinct(new: tuple[Facet, ...], old: tuple[Facet, ...]) -> bool:

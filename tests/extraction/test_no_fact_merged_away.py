@@ -1,12 +1,13 @@
 """Two facts about one person are two memories, on the write path: offline, through an LLM that
 calls them "the same", and as a property over the labelled chat sets.
 
-The property: every row of `bench/data/extraction_labelled.jsonl` and `bench/data/chat_facts.jsonl` goes
-through the offline write path for a fresh user. Each candidate the decide step was given must
-then be held by a visible memory's own text, judged here independently of the decide step: the
-same text, a cosine at or above the merge floor, or a reading of the memory's text that states
-the candidate's person, attribute, polarity and value (at least as much of the value). A
-candidate folded into a memory that says something else is a fact lost.
+The property: every row of `bench/data/extraction_labelled.jsonl` and
+`bench/data/chat_facts.jsonl` goes through the offline write path for a fresh user. Each
+candidate the decide step was given must then be held by a visible memory's own text, judged
+here independently of the decide step: the same text, a cosine at or above the merge floor,
+or a reading of the memory's text that states the candidate's person, attribute, polarity and
+value (at least as much of the value). A candidate folded into a memory that says something
+else is a fact lost.
 """
 
 from __future__ import annotations
@@ -120,11 +121,11 @@ def _rows() -> list[dict]:
 
 
 def _said(candidate: Candidate) -> tuple[Facet, ...] | None:
-    """What the candidate states, or None when its reading names nothing of whom it is about
+    """What the candidate states, or None when its reading gives no value of whom it is about
     (then only its text or a near-identical vector can hold it)."""
     facets = facets_read(candidate.caption, candidate.full_text)
     about = subject_of(candidate.caption)
-    return facets if any(facet.subject == about for facet in facets) else None
+    return facets if any(f.subject == about and f.value for f in facets) else None
 
 
 def _holds(memory: Memory, candidate: Candidate, vector: np.ndarray) -> bool:
