@@ -270,8 +270,9 @@ def checked_judgement(
         if known and same_fact(candidate, known[0]):
             return Judgement(Verdict.SAME, refs=(known[0].memory.ref,), reason=advice.reason,
                              signal=advice.signal)  # fmt: skip
-        # Not the same fact after all: what the rules read, or a new fact (held, never lost).
-        return rules if rules.verdict == Verdict.CONTRADICTS else Judgement(Verdict.NEW)
+        # Not that fact after all: what the rules read (a contradiction, a restatement of
+        # another memory they confirmed), or a new fact; never lost.
+        return rules
     if advice.verdict == Verdict.NEW and not (advice.explicit_update and known):
         # The model missed what the rules read as a contradiction (or a restatement): the
         # structured reading is independent evidence, and holding a fact loses nothing.

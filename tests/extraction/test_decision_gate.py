@@ -182,3 +182,17 @@ def test_a_same_verdict_on_a_restatement_the_reading_confirms_merges_at_low_simi
     decision = decide_one(stored, "User is a vegan", 0.4, llm_says(Verdict.SAME, "mem_a"))
 
     assert (decision.action, decision.target) == (Action.MERGE, "mem_a")
+
+
+def test_a_same_verdict_naming_the_wrong_memory_leaves_the_restatement_the_reading_found():
+    berlin = known("mem_a", "User lives in Berlin", unit(1, 0, 0))
+    vegan = known("mem_b", "User is vegan", unit(0, 1, 0))
+
+    [decision] = decide(
+        candidates=[candidate("User is a vegan")],
+        vectors=np.stack([unit(0.6, 0.3, 0.74)]),
+        known=[berlin, vegan],
+        judge=llm_says(Verdict.SAME, "mem_a"),
+    )
+
+    assert (decision.action, decision.target) == (Action.MERGE, "mem_b")
