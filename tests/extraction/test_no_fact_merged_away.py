@@ -94,6 +94,27 @@ def test_an_llm_that_calls_a_second_fact_about_one_person_the_same_loses_nothing
 
 
 @pytest.mark.parametrize(
+    ("message", "given", "added"),
+    [
+        ("I'm allergic to peanuts and my husband is allergic to shellfish",
+         "User's husband is allergic to shellfish", "User is allergic to peanuts"),
+        ("my sister is allergic to cats and she's allergic to peanuts",
+         "User's sister is allergic to peanuts", "User's sister is allergic to cats"),
+    ],
+)  # fmt: skip
+def test_a_statement_the_model_left_out_is_kept_beside_a_similar_fact_it_gave(
+    tenant, llm_settings, message, given, added
+):
+    ScriptedLLM(llm_settings).learn(message, fact(given))
+
+    memories = _said_to(tenant, uuid.uuid4(), message)
+
+    assert sorted((m.caption, m.status) for m in memories) == sorted(
+        [(given, "active"), (added, "active")]
+    )
+
+
+@pytest.mark.parametrize(
     "said",
     [("I'm vegan", "I am a vegan"), ("im vegan", "i am a vegan"), ("I'm vegan", "I'm vegan")],
 )
