@@ -24,16 +24,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from extraction.candidates import Candidate
-from extraction.judge import Relation, compare, distinct, shares_attribute
+from extraction.judge import Relation, compare, distinct, restates, shares_attribute
 from memories.facets import Facet, facets_read, subject_of
 from memories.models import Memory, ReviewItem
 from memories.text import content_hash
 
-# Cosine similarity at or above which a candidate restates an existing memory; a memory of the
-# same category counts from RESTATEMENT_SIMILARITY (on the dev pairs, rewordings of one fact
-# sit at 0.67-0.86 and compatible facts below 0.70).
+# Cosine similarity at or above which a candidate restates an existing memory without the
+# facets agreeing (on the dev pairs, rewordings of one fact sit at 0.67-0.86, compatible facts
+# below 0.70, and two facts about one person up to 0.71: below this only the facets merge).
 NEAR_DUPLICATE_SIMILARITY = 0.92
-RESTATEMENT_SIMILARITY = 0.85
 # Memories at least this close to a candidate are its neighbours (tuned on the dev split of
 # bench/data/conflicts_dev.jsonl: MiniLM puts real contradictions at 0.3-0.7).
 NEIGHBOUR_FLOOR = 0.35
@@ -212,7 +211,7 @@ def rules_judge(candidate: Candidate, neighbours: list[Neighbour]) -> Judgement:
         if found.relation == Relation.CONTRADICTS:
             if neighbour.memory.status == Memory.Status.ACTIVE:
                 contradicted.append((neighbour, found.reason, found.explicit_update))
-        elif same is None:
+        elif same is None and _keeps_both(candidate, neighbour.memory):
             same = (neighbour, found.reason)
     if contradicted:
         return Judgement(
@@ -231,19 +230,29 @@ def different_people(candidate: Candidate, memory: KnownMemory) -> bool:
     return subject_of(candidate.caption) != subject_of(memory.caption)
 
 
-def _merge_agreed(candidate: Candidate, target: Neighbour) -> bool:
-    """A "same" verdict is advice: a merge also needs independent agreement, high similarity
-    or the same subject, attribute and value in the structured reading, and never folds a fact
-    about one person, pet or value into another's."""
+def same_fact(candidate: Candidate, target: Neighbour) -> bool:
+    """The evidence every merge needs, whoever proposed it (the rules, or an LLM's "same",
+    which is advice): a cosine at or above NEAR_DUPLICATE_SIMILARITY, or a structured reading
+    in which the wording the merge keeps states the same person, attribute and value as
+    everything the other one says (`_keeps_both`). It never folds a fact about one person, pet
+    or value into another's; two facts about one person are two memories."""
     if different_people(candidate, target.memory):
         return False
-    new = candidate_facets(candidate)
-    if distinct(new, target.memory.facets):
+    if distinct(candidate_facets(candidate), target.memory.facets):
         return False
-    if target.similarity >= NEAR_DUPLICATE_SIMILARITY:
-        return True
-    found = compare(new, target.memory.facets)
-    return found is not None and found.relation == Relation.SAME
+    return target.similarity >= NEAR_DUPLICATE_SIMILARITY or _keeps_both(candidate, target.memory)
+
+
+def _keeps_both(candidate: Candidate, memory: KnownMemory) -> bool:
+    """Whether the wording a merge keeps (the longer, as `memory_merge` does) states every
+    facet of the other: "User has a dog called Rex" holds "User has a dog", but neither of
+    "User's mum has dementia" and "User's mum lives with them" holds the other. A text whose
+    facets cannot be read holds nothing and is held by nothing."""
+    new = candidate_facets(candidate)
+    if len(candidate.full_text) > len(memory.full_text):
+        return restates(new, memory.facets, subject_of(memory.caption))
+    kept = facets_read(memory.caption, memory.full_text)  # its text, not what merges added
+    return restates(kept, new, subject_of(candidate.caption))
 
 
 def checked_judgement(
@@ -258,11 +267,12 @@ def checked_judgement(
         return advice or rules
     known = [by_ref[ref] for ref in advice.refs if ref in by_ref]
     if advice.verdict == Verdict.SAME:
-        if known and _merge_agreed(candidate, known[0]):
+        if known and same_fact(candidate, known[0]):
             return Judgement(Verdict.SAME, refs=(known[0].memory.ref,), reason=advice.reason,
                              signal=advice.signal)  # fmt: skip
-        # Not the same fact after all: what the rules read, or a new fact (held, never lost).
-        return rules if rules.verdict == Verdict.CONTRADICTS else Judgement(Verdict.NEW)
+        # Not that fact after all: what the rules read (a contradiction, a restatement of
+        # another memory they confirmed), or a new fact; never lost.
+        return rules
     if advice.verdict == Verdict.NEW and not (advice.explicit_update and known):
         # The model missed what the rules read as a contradiction (or a restatement): the
         # structured reading is independent evidence, and holding a fact loses nothing.
@@ -325,9 +335,9 @@ def _decide_one(
     target = None
     if judgement.verdict == Verdict.SAME:
         target = next((by_ref[ref] for ref in judgement.refs if ref in by_ref), None)
-    elif neighbours and _restates(candidate, neighbours[0], judgement.signal):
-        target = neighbours[0]
-    if target is not None:
+    elif neighbours and neighbours[0].similarity >= NEAR_DUPLICATE_SIMILARITY:
+        target = neighbours[0]  # a near-identical wording is a restatement if nothing differs
+    if target is not None and same_fact(candidate, target):
         if target.memory.status != Memory.Status.ACTIVE:
             # Restating a pending conflict adds nothing until it is reviewed.
             return Decision(
@@ -349,17 +359,6 @@ def _decide_one(
             signal=judgement.signal,
         )
     return Decision(candidate, Action.INSERT, digest, vector)
-
-
-def _restates(candidate: Candidate, nearest: Neighbour, signal: str) -> bool:
-    """A near-identical memory is the same fact reworded, unless the facets visibly differ
-    (another person, another pet, another value). The lower bar is for the offline judge only:
-    an LLM that read both and answered "new" is not overruled below NEAR_DUPLICATE_SIMILARITY."""
-    lower = signal == ReviewItem.Signal.RULES and nearest.memory.category == candidate.category
-    threshold = RESTATEMENT_SIMILARITY if lower else NEAR_DUPLICATE_SIMILARITY
-    if nearest.similarity < threshold or different_people(candidate, nearest.memory):
-        return False
-    return not distinct(candidate_facets(candidate), nearest.memory.facets)
 
 
 def _learn(known: list[KnownMemory], decision: Decision, position: int) -> None:

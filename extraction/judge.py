@@ -113,7 +113,9 @@ def pair_relation(new: Facet, old: Facet) -> Comparison | None:
 
 
 def compare(new: tuple[Facet, ...], old: tuple[Facet, ...]) -> Comparison | None:
-    """How a new memory relates to a stored one: a contradiction wins over a restatement."""
+    """How a new memory relates to a stored one: a contradiction wins over a restatement, and
+    a restatement is the whole fact restated (`restates`), never one facet the two share ("User's
+    husband is vegan" and "... is allergic to nuts" share only the husband)."""
     same: Comparison | None = None
     for new_facet in new:
         for old_facet in old:
@@ -123,7 +125,41 @@ def compare(new: tuple[Facet, ...], old: tuple[Facet, ...]) -> Comparison | None
             if found.relation == Relation.CONTRADICTS:
                 return found
             same = same or found
+    if same is not None and not (restates(new, old) or restates(old, new)):
+        return None
     return same
+
+
+def _restated(facet: Facet, by: Facet) -> bool:
+    """Whether `by` says what `facet` says: the same person, attribute, polarity, time, place
+    and value (however much of the value each says)."""
+    same_kind = (facet.subject, facet.attribute, facet.positive, facet.past, facet.scope)
+    return same_kind == (by.subject, by.attribute, by.positive, by.past, by.scope) and (
+        _same_value(facet.value, by.value)
+    )
+
+
+def restates(kept: tuple[Facet, ...], folded: tuple[Facet, ...], about: str = "") -> bool:
+    """Whether a memory reading `kept` still says everything `folded` says, so that folding one
+    into the other loses no fact: every facet of `folded` is restated by one of `kept`, and
+    `folded` was read at all (a statement the facets cannot read is restated by nothing).
+
+    `about` is whom `folded` is about (`memories.facets.subject_of` of its caption; without it,
+    the person its facets name). The user's ownership that a fact about someone implies
+    ("User's husband ...": the user has a husband) is no reading of it (`_read`): two facts
+    about one person share it and nothing else."""
+    about = about or next((f.subject for f in folded if f.subject != "user"), "user")
+    said = [f for f in folded if _read(f, about)]
+    return bool(said) and all(any(_restated(f, by) for by in kept) for f in folded)
+
+
+def _read(facet: Facet, about: str) -> bool:
+    """Whether a facet is a reading of what a statement about `about` says: not the ownership
+    a fact about someone implies, and not an open attribute without its value (the reader
+    takes "is now seven" for a practice of "now" with nothing said: every age would agree)."""
+    if about != "user" and (facet.subject, facet.attribute) == ("user", "owns"):
+        return False
+    return bool(facet.value) or not facet.attribute.startswith((f"{PRACTICE}:", "about:"))
 
 
 def distinct(new: tuple[Facet, ...], old: tuple[Facet, ...]) -> bool:

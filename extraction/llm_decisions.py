@@ -4,7 +4,8 @@ Each candidate goes to the LLM with its neighbours (the stored memories that cou
 same thing, `decisions.neighbours_find`); the LLM answers, per candidate, new, same (restates
 or adds detail to a memory) or contradicts (cannot be true together with memories now), and
 whether the candidate announces the change. Replies are parsed defensively; a candidate whose
-answer is missing or unusable is left to the offline judge, never dropped.
+answer is missing or unusable is left to the offline judge, never dropped. A "same" is advice:
+`decisions.same_fact` merges only where independent evidence agrees.
 """
 
 from __future__ import annotations
@@ -26,13 +27,15 @@ You keep a memory store about one user of an AI assistant. New facts about the u
 extracted from a conversation. Each new fact comes with the stored memories that may be about \
 the same thing. For each new fact decide exactly one of:
 - "new": no listed memory states it, or it is compatible with all of them;
-- "same": it states the same fact as a listed memory, reworded, or only adds detail to it;
+- "same": it states the same fact as a listed memory (the same person, the same thing about \
+them, the same value), reworded, or only adds detail to it;
 - "contradicts": it cannot be true at the same time as one or more listed memories, now \
 (the user moved, changed jobs, switched, quit, no longer does something, a different value \
 of something that holds one value at a time, like and dislike of the same thing).
-Facts about different people never contradict each other. A fact marked as past ("used to", \
-"grew up in") does not contradict a present one. Adding a second item (a second pet, another \
-hobby, one more language) is "new".
+Another fact about the same person (their job and their allergy, an illness and where they \
+live) is "new", never "same". Facts about different people never contradict each other. A \
+fact marked as past ("used to", "grew up in") does not contradict a present one. Adding a \
+second item (a second pet, another hobby, one more language) is "new".
 Set "update" to true when the new fact itself announces the change (moved, switched, quit, \
 started, turned, no longer, now), else false.
 

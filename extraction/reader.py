@@ -29,9 +29,10 @@ from extraction.grounding import (
     user_clauses,
     words_of,
 )
+from extraction.judge import restates
 from extraction.wording import third_person, tidy_caption
 from memories.attributes import PRACTICE, attribute
-from memories.facets import category_of, kind_of
+from memories.facets import category_of, facets_read, kind_of, subject_of
 from memories.facets import read as read_facets
 from memories.models import Memory
 from memories.text import CAPTION_MAX_LENGTH, states_a_fact
@@ -391,18 +392,29 @@ def statements_missed(
     candidates: list[Candidate], messages: Iterable[dict], *, skipped: list[str] | None = None
 ) -> list[Candidate]:
     """What the user stated about themselves that no candidate covers: the LLM path's safety
-    net, since a small model often writes one fact where the user gave three. A statement
-    covers a candidate's ground when they share half the content words of the shorter."""
-    covered = [_content(candidate.caption) for candidate in candidates]
+    net, since a small model often writes one fact where the user gave three. A candidate
+    covers a statement when they share half the content words of the shorter, are about the
+    same person, and, when the statement's facets can be read, the candidate restates them
+    (`judge.restates`): "User's husband is allergic to shellfish" does not cover "User is
+    allergic to peanuts", nor "... allergic to nuts" cover "... vegan"."""
+    covered = list(candidates)
     missed = []
     for statement in read_statements(messages, skipped=skipped):
-        words = _content(statement.caption)
-        if words and not any(
-            theirs and len(words & theirs) * 2 >= min(len(words), len(theirs)) for theirs in covered
-        ):
+        if _content(statement.caption) and not any(_covers(c, statement) for c in covered):
             missed.append(statement)
-            covered.append(words)
+            covered.append(statement)
     return missed
+
+
+def _covers(candidate: Candidate, statement: Candidate) -> bool:
+    words, theirs = _content(statement.caption), _content(candidate.caption)
+    if not theirs or len(words & theirs) * 2 < min(len(words), len(theirs)):
+        return False
+    about = subject_of(statement.caption)
+    if subject_of(candidate.caption) != about:
+        return False
+    said = facets_read(statement.caption)
+    return not said or restates(facets_read(candidate.caption, candidate.full_text), said, about)
 
 
 def offline_candidates(

@@ -143,3 +143,56 @@ def test_under_review_a_contradiction_is_held_never_applied():
 )
 def test_the_subject_of_a_caption_is_read_from_the_people_lexicon(caption, subject):
     assert subject_of(caption) == subject
+
+
+@pytest.mark.parametrize(
+    ("stored", "new"),
+    [
+        ("User's grandad has Parkinson's", "User's grandad lives with them"),
+        ("User's daughter plays the violin", "User's daughter is 7"),
+        ("User's cat is 16", "User's cat is diabetic"),
+        ("User is vegan", "User lives in Leeds"),
+    ],
+)
+@pytest.mark.parametrize("cosine", [0.4, 0.7, 0.9])
+def test_a_same_verdict_for_another_fact_about_the_same_person_keeps_both(stored, new, cosine):
+    decision = decide_one(
+        known("mem_a", stored, unit(1, 0, 0)), new, cosine, llm_says(Verdict.SAME, "mem_a")
+    )
+
+    assert decision.action == Action.INSERT
+
+
+def test_a_same_verdict_never_keeps_a_wording_that_leaves_out_the_other_fact():
+    # The stored wording is the longer: a merge would keep it and lose Leeds.
+    stored = known(
+        "mem_a", "User's brother works as a nurse at the children's hospital in town", unit(1, 0, 0)
+    )
+
+    decision = decide_one(
+        stored, "User's brother is a nurse and lives in Leeds", 0.8, llm_says(Verdict.SAME, "mem_a")
+    )
+
+    assert decision.action == Action.INSERT
+
+
+def test_a_same_verdict_on_a_restatement_the_reading_confirms_merges_at_low_similarity():
+    stored = known("mem_a", "User is vegan", unit(1, 0, 0))
+
+    decision = decide_one(stored, "User is a vegan", 0.4, llm_says(Verdict.SAME, "mem_a"))
+
+    assert (decision.action, decision.target) == (Action.MERGE, "mem_a")
+
+
+def test_a_same_verdict_naming_the_wrong_memory_leaves_the_restatement_the_reading_found():
+    berlin = known("mem_a", "User lives in Berlin", unit(1, 0, 0))
+    vegan = known("mem_b", "User is vegan", unit(0, 1, 0))
+
+    [decision] = decide(
+        candidates=[candidate("User is a vegan")],
+        vectors=np.stack([unit(0.6, 0.3, 0.74)]),
+        known=[berlin, vegan],
+        judge=llm_says(Verdict.SAME, "mem_a"),
+    )
+
+    assert (decision.action, decision.target) == (Action.MERGE, "mem_b")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from extraction.candidates import Candidate
 from extraction.decisions import (
@@ -185,3 +186,93 @@ def test_neighbours_are_the_closest_above_the_floor_plus_every_memory_of_the_sam
     refs = [n.memory.ref for n in found]
     assert len(refs) == NEIGHBOUR_LIMIT + 1 and refs[-1] == "mem_b"
     assert "mem_f" not in refs
+
+
+def toward(cosine: float) -> np.ndarray:
+    """A unit vector at `cosine` from unit(1, 0, 0)."""
+    return unit(cosine, float(np.sqrt(1 - cosine**2)), 0)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("User's daughter plays the violin", "User's daughter is 7"),
+        ("User's landlord is called Marek", "User's landlord lives downstairs"),
+        ("User's grandad has Parkinson's", "User's grandad lives with them"),
+        ("User's cat is 16", "User's cat is diabetic"),
+        ("User is vegan", "User lives in Leeds"),
+    ],
+)
+@pytest.mark.parametrize("cosine", [0.35, 0.6, 0.9])
+def test_two_facts_about_one_person_in_one_conversation_are_two_memories(first, second, cosine):
+    decisions = decide(
+        candidates=[candidate(first), candidate(second)],
+        vectors=np.stack([unit(1, 0, 0), toward(cosine)]),
+        known=[],
+        judge=rules,
+    )
+
+    assert [d.action for d in decisions] == [Action.INSERT, Action.INSERT]
+
+
+def test_a_merge_never_keeps_a_wording_that_leaves_out_the_other_fact():
+    # The stored wording is the longer, so a merge would keep it, and Leeds would be lost.
+    nurse = known(
+        "mem_a", "User's brother works as a nurse at the children's hospital in town", unit(1, 0, 0)
+    )
+
+    [decision] = decide(
+        candidates=[candidate("User's brother is a nurse and lives in Leeds")],
+        vectors=np.stack([toward(0.8)]),
+        known=[nurse],
+        judge=rules,
+    )
+
+    assert decision.action == Action.INSERT
+
+
+def test_a_restatement_merges_into_the_wording_that_already_holds_it():
+    both = known("mem_a", "User's brother is a nurse and lives in Leeds", unit(1, 0, 0))
+
+    [decision] = decide(
+        candidates=[candidate("User's brother works as a nurse")],
+        vectors=np.stack([toward(0.6)]),
+        known=[both],
+        judge=rules,
+    )
+
+    assert (decision.action, decision.target) == (Action.MERGE, "mem_a")
+
+
+@pytest.mark.parametrize(
+    ("stored", "new"),
+    [("User is vegan", "User is a vegan"), ("User's cat is diabetic", "User's cat has diabetes")],
+)
+def test_the_same_person_attribute_and_value_in_other_words_merge_at_any_cosine(stored, new):
+    [decision] = decide(
+        candidates=[candidate(new)],
+        vectors=np.stack([toward(0.3)]),
+        known=[known("mem_a", stored, unit(1, 0, 0))],
+        judge=rules,
+    )
+
+    assert (decision.action, decision.target) == (Action.MERGE, "mem_a")
+
+
+@pytest.mark.parametrize(
+    ("new", "cosine", "action"),
+    [
+        ("User's daughter is now nine", 0.6, Action.INSERT),
+        ("User's daughter is now nine", 0.9, Action.INSERT),
+        ("User's daughter is seven now", 0.95, Action.MERGE),
+    ],
+)
+def test_facts_the_facets_cannot_read_merge_only_at_the_cosine_floor(new, cosine, action):
+    # The reader takes "is now seven" for a practice of "now" with no value: no reading of it.
+    seven = known("mem_a", "User's daughter is now seven", unit(1, 0, 0))
+
+    [decision] = decide(
+        candidates=[candidate(new)], vectors=np.stack([toward(cosine)]), known=[seven], judge=rules
+    )
+
+    assert decision.action == action
