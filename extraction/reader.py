@@ -29,6 +29,15 @@ from extraction.grounding import (
     user_clauses,
     words_of,
 )
+from extraction.introductions import introductions
+from extraction.people import (
+    last_person,
+    listed_with,
+    mention_at,
+    resolved,
+    stated,
+    together,
+)
 from extraction.wording import third_person, tidy_caption
 from memories.attributes import PRACTICE, attribute
 from memories.facets import category_of, kind_of
@@ -68,9 +77,43 @@ def _parts(clause: str) -> list[str]:
                 continue  # a dangling "and" ("I work at Siemens and "): nothing follows it
             if (opens_without_i(said) or _their_person(said)) and len(words_of(parts[-1])) > 1:
                 parts.append(piece)
+            elif (subject := _subject(parts[-1])) and _closed_reading(f"User {piece}"):
+                parts.append(f"{subject} {piece}")  # "he's retired and lives in cork"
             else:
                 parts[-1] = f"{parts[-1]} and {piece}"
-    return [_undangled(part) for part in parts if _undangled(part)]
+    return _listed_again([_undangled(part) for part in parts if _undangled(part)])
+
+
+def _listed_again(parts: list[str]) -> list[str]:
+    """The parts with a bare mention of the user's people put back in the list it ended
+    ("with my wife giulia and our 2 kids" is one list, not a clause "our 2 kids")."""
+    kept: list[str] = []
+    for part in parts:
+        mention = mention_at(part, 0)
+        if kept and mention is not None and mention.end == len(words_of(part)):
+            kept[-1] = f"{kept[-1]} and {part}"
+        else:
+            kept.append(part)
+    return kept
+
+
+def _subject(part: str) -> str | None:
+    """The subject a part opens with, for a verb after "and" that leaves it out: "she", "he",
+    or one of the user's people ("my dad", "my sister anna"); None for any other."""
+    words = part.split()
+    said = words_of(part)
+    if said[:1] and said[0].removesuffix("'s") in {"she", "he"}:
+        return said[0].removesuffix("'s")
+    mention = mention_at(part, 0)
+    if mention is None or len(said) != len(words):
+        return None
+    return " ".join(words[: mention.end])
+
+
+def _closed_reading(caption: str) -> bool:
+    """Whether the registry reads a closed attribute in a caption: not a practice of any verb
+    or a noun's "about"."""
+    return any(f.attribute.split(":")[0] not in {PRACTICE, "about"} for f in read_facets(caption))
 
 
 # The words that join statements (`_SUBJECT_BREAK`): one left at a part's end joins nothing.
@@ -86,15 +129,22 @@ def _undangled(part: str) -> str:
 
 
 def _opening(part: str) -> str:
-    """The clause without the chat words it may open with ("lol", "ok so", "btw")."""
+    """The clause without the chat words it may open with ("lol", "ok so", "btw", "on the
+    bright side"), the longest first."""
     words = part.split()
     while words:
-        if " ".join(words[:2]).lower().strip(",.!") in lexicon("fillers"):
-            words = words[2:]
-        elif words[0].lower().strip(",.!") in lexicon("fillers"):
-            words = words[1:]
-        else:
+        size = next(
+            (
+                size
+                for size in (4, 3, 2, 1)
+                if len(words) >= size
+                and " ".join(words[:size]).lower().strip(",.!") in lexicon("fillers")
+            ),
+            0,
+        )
+        if not size:
             break
+        words = words[size:]
     return " ".join(words)
 
 
@@ -112,6 +162,8 @@ def _in_first_person(part: str) -> str:
         return part
     if _their_person(words):  # "mum's a GP", chat leaving out the "my"
         return f"my {part}"
+    if words[0] in lexicon("pro_drop_states"):
+        return f"I'm {part}"  # "living in milan": a lasting state, "I'm" left out
     if opens_without_i(words):
         negated = words[0] in {"not", "never"} and words[1:2] != ["been"]
         part = part[:1].lower() + part[1:] if words[0] in lexicon("negators") else part
@@ -246,35 +298,6 @@ def _kind_of_person(value: str) -> bool:
     return any(word in lexicon("people") or kind_of(word) != word for word in value.split())
 
 
-# "she", "he", "they" at the start of a clause: the person the user named last ("my mum has
-# dementia, she lives with us now").
-_PRONOUN = re.compile(r"^(?:she|he|they)(?:'s|'re| is| are|\b)", re.I)
-
-
-def _last_person(clause: str, current: str) -> str:
-    """The relation the clause names last ("my mum", "our new puppy"), else `current`."""
-    words = words_of(clause)
-    for at in range(len(words) - 1, -1, -1):
-        if words[at] in {"my", "our"}:
-            # One word may describe the person first ("my older brother", "our new puppy").
-            for start in (at + 1, at + 2):
-                for size in (3, 2, 1):
-                    relation = " ".join(words[start : start + size]).removesuffix("'s")
-                    if relation in lexicon("people"):
-                        return relation
-    return current
-
-
-def _resolved(part: str, person: str) -> str:
-    """A clause opening with a pronoun for the person last named, about that person."""
-    match = _PRONOUN.match(part)
-    if not match or not person:
-        return part
-    verb = match.group(0)[len(match.group(0).split("'")[0].split(" ")[0]) :]
-    verb = {"'s": " is", "'re": " is", " are": " is"}.get(verb, verb)
-    return f"my {person}{verb}{part[match.end() :]}"
-
-
 def _caption(part: str) -> str:
     return _IS.sub(r"\1 is", tidy_caption(third_person(part)))
 
@@ -309,10 +332,20 @@ def read_statements(
     messages = list(messages)
     found: list[Candidate] = []
     seen: set[str] = set()
-    person = ""
-    for clause, statement in _clauses_read(messages, skipped):
+    starts: list[int] = []
+    clauses = _clauses_read(messages, skipped, starts)
+    try:
+        introduced = introductions(clauses, starts)
+    except Exception:  # the clauses are still read one by one
+        logger.exception("reader: the introductions could not be read")
+        introduced = {}
+    person, ended = "", ""
+    for at, (clause, statement) in enumerate(clauses):
         try:
-            captions, person = _captions(clause, statement, person)
+            if at in introduced:
+                captions, ended = [introduced[at]], ""
+            else:
+                captions, person, ended = _captions(clause, statement, person, ended)
             read = [(caption, category(caption)) for caption in captions]
         except Exception:  # one unreadable clause must not lose the others
             _skip(clause, skipped, unit="clause")
@@ -332,19 +365,26 @@ def read_statements(
     return found
 
 
-def _clauses_read(messages: list[dict], skipped: list[str] | None) -> list[tuple[str, str]]:
-    """The user's clauses (`user_clauses`); if the conversation cannot be split as a whole,
-    each message on its own, and a message that still cannot is skipped."""
+def _clauses_read(
+    messages: list[dict], skipped: list[str] | None, starts: list[int]
+) -> list[tuple[str, str]]:
+    """The user's clauses (`user_clauses`), each message's first added to `starts`; if the
+    conversation cannot be split as a whole, each message on its own, and a message that
+    still cannot is skipped."""
     try:
-        return user_clauses(messages)
+        return user_clauses(messages, starts=starts)
     except Exception:  # degrade to one message at a time
         logger.exception("reader: the conversation could not be split; reading each message")
-    clauses = []
+    clauses: list[tuple[str, str]] = []
+    starts.clear()
     for message in messages:
         try:
-            clauses += user_clauses([message])
+            read = user_clauses([message])
         except Exception:
             _skip(str(message.get("content", "")), skipped, unit="message")
+            continue
+        starts.append(len(clauses))
+        clauses += read
     return clauses
 
 
@@ -355,30 +395,100 @@ def _skip(text: str, skipped: list[str] | None, *, unit: str) -> None:
         skipped.append(text)
 
 
-def _captions(clause: str, statement: str, person: str) -> tuple[list[str], str]:
-    """The captions one clause states, and the person a later "she" or "he" means."""
-    captions = []
+def _captions(clause: str, statement: str, person: str, ended: str) -> tuple[list[str], str, str]:
+    """The captions one clause states, the person a later "she" or "he" means, and the person
+    or pet the clause ends by naming, whom an apposition after it describes ("i got a dog, a
+    rescue greyhound called pepper")."""
     opened = _opened(clause)
     if not statement and not opened:
-        return [], _last_person(clause, person)
+        return [], last_person(clause, person), ""
+    said = _opening(statement)
+    if ended and words_of(said)[:1] in (["a"], ["an"]):
+        said = statement = f"my {ended} is {said}"  # an apposition: what they just named is
+    joint = None if opened else together(said)
+    if joint:  # "me and my gf priya are planning ...": a fact of both
+        person = last_person(said, person)
+        return [c for c in [tidy_caption(joint)] if _kept(c)], person, ""
+    captions: list[str] = []
+    ended = ""
     for part in [opened] if opened else _parts(statement):
-        part = _in_first_person(_resolved(_opening(part), person))
-        person = _last_person(part, person)
+        part = _in_first_person(resolved(_adverb_moved(_opening(part)), person))
+        person = last_person(part, person)
         if not part or (has_phrase(part, "temporary") and not _announces_change(part)):
             continue
+        listed = listed_with(part)
+        if listed:  # "living in milan with my wife giulia and our 2 kids": each its own fact
+            head = part[: part.lower().rfind(" with ")]
+            captions += [c for c in map(stated, listed[1]) if c]
+            part = head if _kept(_caption(head)) else part
         caption = _caption(part)
-        if (
-            len(caption) > CAPTION_MAX_LENGTH
-            or not states_a_fact(caption)
-            or lacks_value(caption)
-            or has_phrase(caption, "not_durable")
-            or has_phrase(caption, "passing_states")
-            or len(words_of(caption)) < 2
-            or has_phrase(caption, "vague")
-        ):
-            continue
-        captions.append(caption)
-    return captions, person
+        if _kept(caption):
+            captions.append(caption)
+            ended = _named_last(part)
+            person = ended or person
+    return captions, person, ended
+
+
+def _kept(caption: str) -> bool:
+    """Whether a caption states a durable fact with its value, short enough to store."""
+    return not (
+        len(caption) > CAPTION_MAX_LENGTH
+        or not states_a_fact(caption)
+        or lacks_value(caption)
+        or has_phrase(caption, "not_durable")
+        or has_phrase(caption, "passing_states")
+        or len(words_of(caption)) < 2
+        or has_phrase(caption, "vague")
+        or _elliptic(caption)
+    )
+
+
+# The verbs that stand for another left out ("hasn't for years", "my partner does"): after the
+# subject with no value of their own, the caption says nothing.
+_STAND_INS = frozenset({"has", "have", "had", "hasn't", "haven't", "hadn't", "does", "do", "did",
+                        "doesn't", "don't", "didn't", "can", "can't", "will", "won't", "would",
+                        "wouldn't"})  # fmt: skip
+
+
+def _elliptic(caption: str) -> bool:
+    """Whether a caption is a mention of someone and no more ("User's 2 kids"), or an
+    auxiliary left without its verb or value ("User hasn't for years", "User's partner does")."""
+    words = words_of(caption)
+    at = 1
+    if words[:1] == ["user's"]:
+        mention = mention_at(f"my {' '.join(words[1:])}", 0)
+        if mention is not None and mention.end == len(words):
+            return True
+        at = mention.end if mention is not None else 1
+    rest = words[at:]
+    return (
+        bool(rest)
+        and rest[0] in _STAND_INS
+        and (len(rest) == 1 or rest[1] in lexicon("value_breaks") | lexicon("clause_breaks"))
+    )
+
+
+def _named_last(part: str) -> str:
+    """The person or pet a clause ends by naming with an article ("i got a dog", "we have a
+    new puppy"), whom a "she" or an apposition after it means; "" if none."""
+    words = words_of(part)
+    if len(words) < 3 or words[-1] not in lexicon("people"):
+        return ""
+    return words[-1] if {"a", "an", "the"} & set(words[-3:-1]) else ""
+
+
+def _adverb_moved(part: str) -> str:
+    """ "now im a product manager" as "im now a product manager": an adverb before the user
+    goes after them, where the reader and the registry read it ("is now" a change)."""
+    words = part.split(" ")
+    said = words_of(" ".join(words[:2]))
+    if len(said) == 2 and said[0] in lexicon("adverbs") and said[1] in _SUBJECTS:
+        return " ".join([words[1], words[0], *words[2:]])
+    return part
+
+
+# The user as a clause's subject, with the verb a contraction holds ("i'm", "we've").
+_SUBJECTS = frozenset({"i", "i'm", "i've", "we", "we're", "we've"})
 
 
 def _content(caption: str) -> set[str]:

@@ -1,0 +1,79 @@
+"""How chat introduces the user: "ciao! im marco, 34, ..." or "22, uni student in leeds".
+
+A bare number says nothing on its own ("34" could be a price, a count, a bus). At the opening
+of a message, after at most a greeting, or right after the user gives their name, it is their
+age when the registry's age range holds it (`memories/attributes.toml`, `bare`); anywhere else
+it is left alone. "i'm <word>" is a name there only when the word is no word of a closed class
+and the registry reads nothing in it ("im vegan" is a diet, "im tired" a passing state), and
+the message capitalises it ("I'm Marco") or an age follows it ("im marco, 34").
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.lexicon import lexicon, words_of
+from extraction.people import never_name
+from memories.attributes import registry
+from memories.facets import read as read_facets
+
+
+def _said(clause: str) -> list[str]:
+    """The clause's words after the greetings and fillers it opens with."""
+    words = words_of(clause)
+    while words:
+        if " ".join(words[:2]) in lexicon("fillers"):
+            words = words[2:]
+        elif words[0] in lexicon("fillers"):
+            words = words[1:]
+        else:
+            break
+    return words
+
+
+def _bare_number(clause: str) -> str | None:
+    """The caption of an age said as a bare number ("34" is "User is 34"), else None."""
+    words = _said(clause)
+    if len(words) != 1 or not words[0].isdigit():
+        return None
+    for entry in registry().values():
+        if entry.bare and entry.bare[0] <= int(words[0]) <= entry.bare[1]:
+            return f"User is {words[0]}"
+    return None
+
+
+def _name(clause: str, *, aged: bool) -> str | None:
+    """The caption of the user's name said as "i'm <name>", else None."""
+    words = _said(clause)
+    if len(words) != 2 or words[0] not in {"i'm", "im"} or never_name(words[1]):
+        return None
+    typed = re.findall(r"[^\W_][\w'\u2019-]*", clause)[-1]
+    if not words[1].isalpha() or not (aged or typed[:1].isupper()):
+        return None
+    if read_facets(f"User is {words[1]}") and any(
+        f.attribute.split(":")[0] != "practice" for f in read_facets(f"User is {words[1]}")
+    ):
+        return None  # "im vegan", "im 34": an attribute the registry reads
+    return f"User's name is {typed}"
+
+
+def introductions(clauses: list[tuple[str, str]], starts: list[int]) -> dict[int, str]:
+    """The captions of the clauses that introduce the user, by the clause's index: each
+    message's first clauses (after a greeting), the name and the age that follows it."""
+    found: dict[int, str] = {}
+    for start in starts:
+        at = start
+        while at < len(clauses) and clauses[at][1] and not _said(clauses[at][1]):
+            at += 1  # "ciao!", "hey": a greeting
+        if at >= len(clauses) or not clauses[at][1]:
+            continue
+        statement = clauses[at][1]
+        nxt = clauses[at + 1][1] if at + 1 < len(clauses) and at + 1 not in starts else ""
+        age = _bare_number(nxt) if nxt else None
+        if _bare_number(statement):
+            found[at] = _bare_number(statement) or ""
+        elif name := _name(statement, aged=age is not None):
+            found[at] = name
+            if age:
+                found[at + 1] = age
+    return found
