@@ -139,10 +139,12 @@ def resolved(part: str, person: str) -> str:
     return f"my {person}{verb}{rest}"
 
 
-def together(part: str) -> str | None:
+def together(part: str, *, opens_sentence: bool = True) -> str | None:
     """A subject that joins the user and one of their people, as a fact of both: "me and my gf
     priya are planning a trip" is "User and their gf priya are planning a trip", "Tom and I
-    got married" is "User and Tom got married"; None for any other clause."""
+    got married" is "User and Tom got married"; None for any other clause. A name alone is a
+    subject only where a sentence opens: after a comma it may end a list ("Austin, Texas and
+    I work at Dell")."""
     words, cased = words_of(part), _cased(part)
     if len(words) != len(cased) or "and" not in words[:6]:
         return None
@@ -151,7 +153,7 @@ def together(part: str) -> str | None:
         other, end = _other(part, words, cased, 2)
     elif words[joint + 1 : joint + 2] in (["i"], ["me"]):
         other, end = _other(part, words, cased, 0)
-        end = joint + 2 if end == joint else -1
+        end = joint + 2 if end == joint and (opens_sentence or words[0] == "my") else -1
     else:
         return None
     if other is None or end < 0 or end >= len(words):

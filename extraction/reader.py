@@ -30,6 +30,7 @@ from extraction.grounding import (
     words_of,
 )
 from extraction.introductions import introductions
+from extraction.kept import caption_kept
 from extraction.people import (
     last_person,
     listed_with,
@@ -43,8 +44,6 @@ from memories.attributes import PRACTICE, attribute
 from memories.facets import category_of, kind_of
 from memories.facets import read as read_facets
 from memories.models import Memory
-from memories.text import CAPTION_MAX_LENGTH, states_a_fact
-from memories.values import lacks_value
 
 logger = logging.getLogger(__name__)
 
@@ -345,7 +344,8 @@ def read_statements(
             if at in introduced:
                 captions, ended = [introduced[at]], ""
             else:
-                captions, person, ended = _captions(clause, statement, person, ended)
+                opens = at in starts or clauses[at - 1][0].rstrip()[-1:] in {".", "!", "?"}
+                captions, person, ended = _captions(clause, statement, person, ended, opens)
             read = [(caption, category(caption)) for caption in captions]
         except Exception:  # one unreadable clause must not lose the others
             _skip(clause, skipped, unit="clause")
@@ -395,7 +395,9 @@ def _skip(text: str, skipped: list[str] | None, *, unit: str) -> None:
         skipped.append(text)
 
 
-def _captions(clause: str, statement: str, person: str, ended: str) -> tuple[list[str], str, str]:
+def _captions(
+    clause: str, statement: str, person: str, ended: str, opens: bool = True
+) -> tuple[list[str], str, str]:
     """The captions one clause states, the person a later "she" or "he" means, and the person
     or pet the clause ends by naming, whom an apposition after it describes ("i got a dog, a
     rescue greyhound called pepper")."""
@@ -405,10 +407,11 @@ def _captions(clause: str, statement: str, person: str, ended: str) -> tuple[lis
     said = _opening(statement)
     if ended and words_of(said)[:1] in (["a"], ["an"]):
         said = statement = f"my {ended} is {said}"  # an apposition: what they just named is
-    joint = None if opened else together(said)
+    joint = None if opened else together(said, opens_sentence=opens)
     if joint:  # "me and my gf priya are planning ...": a fact of both
         person = last_person(said, person)
-        return [c for c in [tidy_caption(joint)] if _kept(c)], person, ""
+        # Its verb is plural ("run", "are"): `together` found it after the two subjects.
+        return [c for c in [tidy_caption(joint)] if caption_kept(c, verb=False)], person, ""
     captions: list[str] = []
     ended = ""
     for part in [opened] if opened else _parts(statement):
@@ -420,52 +423,13 @@ def _captions(clause: str, statement: str, person: str, ended: str) -> tuple[lis
         if listed:  # "living in milan with my wife giulia and our 2 kids": each its own fact
             head = part[: part.lower().rfind(" with ")]
             captions += [c for c in map(stated, listed[1]) if c]
-            part = head if _kept(_caption(head)) else part
+            part = head if caption_kept(_caption(head)) else part
         caption = _caption(part)
-        if _kept(caption):
+        if caption_kept(caption):
             captions.append(caption)
             ended = _named_last(part)
             person = ended or person
     return captions, person, ended
-
-
-def _kept(caption: str) -> bool:
-    """Whether a caption states a durable fact with its value, short enough to store."""
-    return not (
-        len(caption) > CAPTION_MAX_LENGTH
-        or not states_a_fact(caption)
-        or lacks_value(caption)
-        or has_phrase(caption, "not_durable")
-        or has_phrase(caption, "passing_states")
-        or len(words_of(caption)) < 2
-        or has_phrase(caption, "vague")
-        or _elliptic(caption)
-    )
-
-
-# The verbs that stand for another left out ("hasn't for years", "my partner does"): after the
-# subject with no value of their own, the caption says nothing.
-_STAND_INS = frozenset({"has", "have", "had", "hasn't", "haven't", "hadn't", "does", "do", "did",
-                        "doesn't", "don't", "didn't", "can", "can't", "will", "won't", "would",
-                        "wouldn't"})  # fmt: skip
-
-
-def _elliptic(caption: str) -> bool:
-    """Whether a caption is a mention of someone and no more ("User's 2 kids"), or an
-    auxiliary left without its verb or value ("User hasn't for years", "User's partner does")."""
-    words = words_of(caption)
-    at = 1
-    if words[:1] == ["user's"]:
-        mention = mention_at(f"my {' '.join(words[1:])}", 0)
-        if mention is not None and mention.end == len(words):
-            return True
-        at = mention.end if mention is not None else 1
-    rest = words[at:]
-    return (
-        bool(rest)
-        and rest[0] in _STAND_INS
-        and (len(rest) == 1 or rest[1] in lexicon("value_breaks") | lexicon("clause_breaks"))
-    )
 
 
 def _named_last(part: str) -> str:
