@@ -95,7 +95,7 @@ def mention_at(text: str, at: int, *, listed: bool = False) -> Mention | None:
             if relation not in lexicon("people") or start + size > len(words):
                 continue
             between = words[at + 1 : start]
-            if between and between[0].isdigit():
+            if between and (between[0].isdigit() or between[0] in lexicon("numerals")):
                 count = between[0]
             elif between and between[0] in lexicon("people"):
                 continue  # "my sister anna": "anna" is no relation's describer
@@ -214,3 +214,44 @@ def stated(mention: Mention) -> str | None:
     if mention.count:
         return f"User has {mention.count} {mention.relation}"
     return None
+
+
+def lists_rejoined(parts: list[str]) -> list[str]:
+    """The parts with a bare mention of the user's people put back in the list it ended
+    ("with my wife giulia and our 2 kids" is one list, not a clause "our 2 kids")."""
+    kept: list[str] = []
+    for part in parts:
+        mention = mention_at(part, 0)
+        if kept and mention is not None and mention.end == len(words_of(part)):
+            kept[-1] = f"{kept[-1]} and {part}"
+        else:
+            kept.append(part)
+    return kept
+
+
+def subject_of(part: str) -> str | None:
+    """The subject a part opens with, for a verb after "and" that leaves it out: "she", "he",
+    or one of the user's people ("my dad", "my sister anna"); None for any other."""
+    words = part.split()
+    said = words_of(part)
+    if said[:1] and said[0].removesuffix("'s") in {"she", "he"}:
+        return said[0].removesuffix("'s")
+    mention = mention_at(part, 0)
+    if mention is None or len(said) != len(words):
+        return None
+    return " ".join(words[: mention.end])
+
+
+def closed_reading(caption: str) -> bool:
+    """Whether the registry reads a closed attribute in a caption: not a practice of any verb
+    or a noun's "about"."""
+    return any(f.attribute.split(":")[0] not in {"practice", "about"} for f in read_facets(caption))
+
+
+def named_last(part: str) -> str:
+    """The person or pet a clause ends by naming with an article ("i got a dog", "we have a
+    new puppy"), whom a "she" or an apposition after it means; "" if none."""
+    words = words_of(part)
+    if len(words) < 3 or words[-1] not in lexicon("people"):
+        return ""
+    return words[-1] if {"a", "an", "the"} & set(words[-3:-1]) else ""

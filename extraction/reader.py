@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cache
 
 from core.lexicon import lexicon
@@ -32,11 +33,15 @@ from extraction.grounding import (
 from extraction.introductions import introductions
 from extraction.kept import caption_kept
 from extraction.people import (
+    closed_reading,
     last_person,
     listed_with,
+    lists_rejoined,
     mention_at,
+    named_last,
     resolved,
     stated,
+    subject_of,
     together,
 )
 from extraction.wording import third_person, tidy_caption
@@ -74,45 +79,16 @@ def _parts(clause: str) -> list[str]:
             said = words_of(piece)
             if not said:
                 continue  # a dangling "and" ("I work at Siemens and "): nothing follows it
-            if (opens_without_i(said) or _their_person(said)) and len(words_of(parts[-1])) > 1:
+            subject = subject_of(parts[-1])
+            if opens_without_i(said) and subject and len(words_of(parts[-1])) > 1:
+                parts.append(f"{subject} {piece}")  # "my sister moved there and never left"
+            elif (opens_without_i(said) or _their_person(said)) and len(words_of(parts[-1])) > 1:
                 parts.append(piece)
-            elif (subject := _subject(parts[-1])) and _closed_reading(f"User {piece}"):
+            elif subject and closed_reading(f"User {piece}"):
                 parts.append(f"{subject} {piece}")  # "he's retired and lives in cork"
             else:
                 parts[-1] = f"{parts[-1]} and {piece}"
-    return _listed_again([_undangled(part) for part in parts if _undangled(part)])
-
-
-def _listed_again(parts: list[str]) -> list[str]:
-    """The parts with a bare mention of the user's people put back in the list it ended
-    ("with my wife giulia and our 2 kids" is one list, not a clause "our 2 kids")."""
-    kept: list[str] = []
-    for part in parts:
-        mention = mention_at(part, 0)
-        if kept and mention is not None and mention.end == len(words_of(part)):
-            kept[-1] = f"{kept[-1]} and {part}"
-        else:
-            kept.append(part)
-    return kept
-
-
-def _subject(part: str) -> str | None:
-    """The subject a part opens with, for a verb after "and" that leaves it out: "she", "he",
-    or one of the user's people ("my dad", "my sister anna"); None for any other."""
-    words = part.split()
-    said = words_of(part)
-    if said[:1] and said[0].removesuffix("'s") in {"she", "he"}:
-        return said[0].removesuffix("'s")
-    mention = mention_at(part, 0)
-    if mention is None or len(said) != len(words):
-        return None
-    return " ".join(words[: mention.end])
-
-
-def _closed_reading(caption: str) -> bool:
-    """Whether the registry reads a closed attribute in a caption: not a practice of any verb
-    or a noun's "about"."""
-    return any(f.attribute.split(":")[0] not in {PRACTICE, "about"} for f in read_facets(caption))
+    return lists_rejoined([_undangled(part) for part in parts if _undangled(part)])
 
 
 # The words that join statements (`_SUBJECT_BREAK`): one left at a part's end joins nothing.
@@ -163,6 +139,8 @@ def _in_first_person(part: str) -> str:
         return f"my {part}"
     if words[0] in lexicon("pro_drop_states"):
         return f"I'm {part}"  # "living in milan": a lasting state, "I'm" left out
+    if words[0] in lexicon("negators") and closed_reading(_caption(f"I {part}")):
+        return f"I {part}"  # "dont eat meat": a negation the registry reads, not a request
     if opens_without_i(words):
         negated = words[0] in {"not", "never"} and words[1:2] != ["been"]
         part = part[:1].lower() + part[1:] if words[0] in lexicon("negators") else part
@@ -218,8 +196,11 @@ def _fragment(part: str) -> str:
             stated = {f"is {text}".lower(), f"is {article}{text}".lower()}
             if name == PRACTICE and not stated & set(attribute(name).fixed):
                 continue  # a practice only from a state the registry lists ("teetotal")
-            if name == "owns" and (facet.positive or not _kind_of_person(facet.value)):
-                continue  # "has" anything at all; "no kids", "no pets" but not "no pork"
+            counted = said[0].isdigit() or said[0] in lexicon("numerals")
+            if name == "owns" and (
+                (facet.positive and not counted) or not _kind_of_person(facet.value)
+            ):
+                continue  # "has" anything at all; "no kids", "two daughters" but not "no pork"
             if attribute(name).article and not opening.endswith(f" {article}"):
                 opening = f"I'm {article}"
             return f"{opening}{text}"
@@ -338,14 +319,14 @@ def read_statements(
     except Exception:  # the clauses are still read one by one
         logger.exception("reader: the introductions could not be read")
         introduced = {}
-    person, ended = "", ""
+    state = _State()
     for at, (clause, statement) in enumerate(clauses):
         try:
             if at in introduced:
-                captions, ended = [introduced[at]], ""
+                captions, state.ended, state.about = [introduced[at]], "", ""
             else:
                 opens = at in starts or clauses[at - 1][0].rstrip()[-1:] in {".", "!", "?"}
-                captions, person, ended = _captions(clause, statement, person, ended, opens)
+                captions = _captions(clause, statement, state, opens)
             read = [(caption, category(caption)) for caption in captions]
         except Exception:  # one unreadable clause must not lose the others
             _skip(clause, skipped, unit="clause")
@@ -395,28 +376,45 @@ def _skip(text: str, skipped: list[str] | None, *, unit: str) -> None:
         skipped.append(text)
 
 
-def _captions(
-    clause: str, statement: str, person: str, ended: str, opens: bool = True
-) -> tuple[list[str], str, str]:
-    """The captions one clause states, the person a later "she" or "he" means, and the person
-    or pet the clause ends by naming, whom an apposition after it describes ("i got a dog, a
-    rescue greyhound called pepper")."""
+@dataclass
+class _State:
+    """What the clauses read so far tell the next one."""
+
+    person: str = ""  # whom a later "she" or "he" means ("gf priya")
+    ended: str = ""  # the person or pet the last clause ended by naming ("i got a dog")
+    about: str = ""  # whom the last clause was about, when one of the user's people
+
+
+def _captions(clause: str, statement: str, state: _State, opens: bool = True) -> list[str]:
+    """The captions one clause states, `state` brought up to date. An apposition describes
+    whom the clause before ended by naming ("i got a dog, a rescue greyhound called pepper"),
+    and a clause that leaves its subject out after a comma goes on about the person the one
+    before was about ("my sister lives in bergen, moved there for uni and never left")."""
     opened = _opened(clause)
+    ended, about, state.ended, state.about = state.ended, state.about, "", ""
     if not statement and not opened:
-        return [], last_person(clause, person), ""
+        state.person = last_person(clause, state.person)
+        return []
     said = _opening(statement)
     if ended and words_of(said)[:1] in (["a"], ["an"]):
         said = statement = f"my {ended} is {said}"  # an apposition: what they just named is
+    elif about and not opens and opens_without_i(words_of(said)):
+        said = statement = f"my {about} {said}"  # the subject left out: the same person
     joint = None if opened else together(said, opens_sentence=opens)
     if joint:  # "me and my gf priya are planning ...": a fact of both
-        person = last_person(said, person)
+        state.person = last_person(said, state.person)
         # Its verb is plural ("run", "are"): `together` found it after the two subjects.
-        return [c for c in [tidy_caption(joint)] if caption_kept(c, verb=False)], person, ""
+        return [c for c in [tidy_caption(joint)] if caption_kept(c, verb=False)]
     captions: list[str] = []
-    ended = ""
     for part in [opened] if opened else _parts(statement):
-        part = _in_first_person(resolved(_adverb_moved(_opening(part)), person))
-        person = last_person(part, person)
+        counted = mention_at(part.strip(" ,.!"), 0)
+        if counted and counted.count and counted.end == len(words_of(part)):
+            captions.append(stated(counted) or "")  # "my two cats": how many the user has
+            continue
+        part = _in_first_person(resolved(_adverb_moved(_opening(part)), state.person))
+        state.person = last_person(part, state.person)
+        subject = mention_at(part, 0)
+        state.about = subject.said() if subject else ""
         if not part or (has_phrase(part, "temporary") and not _announces_change(part)):
             continue
         listed = listed_with(part)
@@ -427,18 +425,9 @@ def _captions(
         caption = _caption(part)
         if caption_kept(caption):
             captions.append(caption)
-            ended = _named_last(part)
-            person = ended or person
-    return captions, person, ended
-
-
-def _named_last(part: str) -> str:
-    """The person or pet a clause ends by naming with an article ("i got a dog", "we have a
-    new puppy"), whom a "she" or an apposition after it means; "" if none."""
-    words = words_of(part)
-    if len(words) < 3 or words[-1] not in lexicon("people"):
-        return ""
-    return words[-1] if {"a", "an", "the"} & set(words[-3:-1]) else ""
+            state.ended = named_last(part)
+            state.person = state.ended or state.person
+    return captions
 
 
 def _adverb_moved(part: str) -> str:
