@@ -88,8 +88,11 @@ def has_phrase(text: str, name: str) -> bool:
 
 
 # A clause ends at a sentence mark, a comma or a dash ("my wife Anna — sorry, Ana").
-# An initial's full stop ("the U.S.") ends nothing.
-_CLAUSE = re.compile(r"(?:\b[A-Z]\.|[^.!?;,\n\u2013\u2014-]|\w-\w)+(?:[.!?;,\n\u2013\u2014-]+|$)")
+# An initial's full stop ("the U.S.") ends nothing, nor a hyphen inside a word ("full-time":
+# tried before a letter is taken on its own, or "full-" would end the clause).
+_CLAUSE = re.compile(
+    r"(?:\b[A-Z]\.|\w-(?=\w)|[^.!?;,\n\u2013\u2014-])+(?:[.!?;,\n\u2013\u2014-]+|$)"
+)
 
 
 def _opens_with(clause: str, name: str) -> str:

@@ -3,9 +3,10 @@
 A bare number says nothing on its own ("34" could be a price, a count, a bus). At the opening
 of a message, after at most a greeting, or right after the user gives their name, it is their
 age when the registry's age range holds it (`memories/attributes.toml`, `bare`); anywhere else
-it is left alone. "i'm <word>" is a name there only when the word is no word of a closed class
-and the registry reads nothing in it ("im vegan" is a diet, "im tired" a passing state), and
-the message capitalises it ("I'm Marco") or an age follows it ("im marco, 34").
+it is left alone. "i'm <word>" or "<word> here" is a name there only when the word is no word
+of a closed class and the registry reads nothing in it ("im vegan" is a diet, "im tired" a
+passing state), and the message capitalises it ("I'm Marco") or an age follows it ("im marco,
+34"); a word alone is a name only right before the age ("quick intro: ana, 52, ...").
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from __future__ import annotations
 import re
 
 from core.lexicon import lexicon, words_of
+from extraction.grounding import has_phrase
 from extraction.people import never_name
-from memories.attributes import registry
+from memories.attributes import PRACTICE, registry
 from memories.facets import read as read_facets
 
 
@@ -43,18 +45,25 @@ def _bare_number(clause: str) -> str | None:
 
 
 def _name(clause: str, *, aged: bool) -> str | None:
-    """The caption of the user's name said as "i'm <name>", else None."""
+    """The caption of the user's name said as "i'm <name>", "<name> here" or, right before
+    their age, "<name>" alone ("ana, 52"), else None."""
     words = _said(clause)
-    if len(words) != 2 or words[0] not in {"i'm", "im"} or never_name(words[1]):
+    if words[:1] in (["i'm"], ["im"]) and len(words) == 2:
+        said = words[1]
+    elif words[1:] == ["here"] or (aged and len(words) == 1):
+        said = words[0]
+    else:
         return None
-    typed = re.findall(r"[^\W_][\w'\u2019-]*", clause)[-1]
-    if not words[1].isalpha() or not (aged or typed[:1].isupper()):
+    typed = next(w for w in re.findall(r"[^\W_][\w'\u2019-]*", clause) if w.lower() == said)
+    if never_name(said) or not said.isalpha() or not (aged or typed[:1].isupper()):
         return None
-    if read_facets(f"User is {words[1]}") and any(
-        f.attribute.split(":")[0] != "practice" for f in read_facets(f"User is {words[1]}")
+    if any(f.attribute.split(":")[0] != PRACTICE for f in read_facets(f"User is {said}")):
+        return None  # "im vegan", "im single": an attribute the registry reads
+    if has_phrase(f"User is {said}", "passing_states") or has_phrase(
+        f"User is {said}", "not_durable"
     ):
-        return None  # "im vegan", "im 34": an attribute the registry reads
-    return f"User's name is {typed}"
+        return None  # "I'm Tired"
+    return f"User is called {typed}"
 
 
 def introductions(clauses: list[tuple[str, str]], starts: list[int]) -> dict[int, str]:

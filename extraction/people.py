@@ -133,7 +133,9 @@ def resolved(part: str, person: str) -> str:
     if not match or not person:
         return part
     rest = part[match.end() :]
-    verb = {"'s": " is", "'re": " is", " are": " is"}.get(match["verb"], match["verb"])
+    several = person.split()[0] in lexicon("people_plural")  # "my parents ... theyre ..."
+    verbs = {"'s": " is", "'re": " are" if several else " is", " are": " are" if several else " is"}
+    verb = verbs.get(match["verb"], match["verb"])
     if match["verb"] == "'s" and words_of(rest)[:1] and words_of(rest)[0] in _HAS:
         verb = " has"
     return f"my {person}{verb}{rest}"
@@ -255,3 +257,22 @@ def named_last(part: str) -> str:
     if len(words) < 3 or words[-1] not in lexicon("people"):
         return ""
     return words[-1] if {"a", "an", "the"} & set(words[-3:-1]) else ""
+
+
+def subject_being(part: str) -> str | None:
+    """The subject a part opens with and its "is" ("I'm", "my dad is", "he's"), which a state
+    after "and" shares ("hes 27 and between jobs"); None when it opens otherwise."""
+    said = words_of(part)
+    if said[:1] in (["i'm"], ["she's"], ["he's"]):
+        return part.split()[0]
+    if said[:2] == ["i", "am"]:
+        return " ".join(part.split()[:2])
+    subject = subject_of(part)
+    at = len(subject.split()) if subject else 0
+    if (
+        subject
+        and said[at : at + 1] in (["is"], ["are"], ["was"])
+        and len(said) == len(part.split())
+    ):
+        return f"{subject} {said[at]}"
+    return None

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from core.lexicon import lexicon
+from core.lexicon import lexicon, pairs
 from core.metrics import READER_CLAUSES_SKIPPED
 from extraction.candidates import Candidate
 from extraction.grounding import (
@@ -41,6 +41,7 @@ from extraction.people import (
     named_last,
     resolved,
     stated,
+    subject_being,
     subject_of,
     together,
 )
@@ -86,6 +87,8 @@ def _parts(clause: str) -> list[str]:
                 parts.append(piece)
             elif subject and closed_reading(f"User {piece}"):
                 parts.append(f"{subject} {piece}")  # "he's retired and lives in cork"
+            elif (being := subject_being(parts[-1])) and closed_reading(f"User is {piece}"):
+                parts.append(f"{being} {piece}")  # "I'm 67 and recently widowed"
             else:
                 parts[-1] = f"{parts[-1]} and {piece}"
     return lists_rejoined([_undangled(part) for part in parts if _undangled(part)])
@@ -137,8 +140,8 @@ def _in_first_person(part: str) -> str:
         return part
     if _their_person(words):  # "mum's a GP", chat leaving out the "my"
         return f"my {part}"
-    if words[0] in lexicon("pro_drop_states"):
-        return f"I'm {part}"  # "living in milan": a lasting state, "I'm" left out
+    if words[0] in pairs("pro_drop_states"):  # "living in milan" is "I live in milan"
+        return " ".join(["I", pairs("pro_drop_states")[words[0]], *part.split()[1:]])
     if words[0] in lexicon("negators") and closed_reading(_caption(f"I {part}")):
         return f"I {part}"  # "dont eat meat": a negation the registry reads, not a request
     if opens_without_i(words):

@@ -63,11 +63,11 @@ def test_a_name_after_a_comma_is_no_joint_subject():
 def test_a_dense_introduction_is_read_as_a_list_of_facts():
     captions = _read("ciao! im marco, 34, living in milan with my wife giulia and our 2 kids")
     assert captions == [
-        "User's name is marco",
+        "User is called marco",
         "User is 34",
         "User's wife is called giulia",
         "User has 2 kids",
-        "User is living in milan",
+        "User lives in milan",
     ]
 
 
