@@ -134,3 +134,53 @@ def test_no_caption_is_a_mention_or_an_auxiliary_without_its_verb(user_says):
     for caption in _read(user_says):
         assert caption not in {"User's 2 kids", "User's two cats", "User hasn't for years"}
         assert not caption.endswith(" does")
+
+
+@pytest.mark.parametrize(
+    ("user_says", "captions"),
+    [
+        ("hey, tom here. 41, accountant", ["User is called tom", "User is 41", "User is an accountant"]),
+        ("quick intro: ana, 52", ["User is called ana", "User is 52"]),
+        ("I'm Sam, what's up", ["User is called Sam"]),
+    ],
+)  # fmt: skip
+def test_a_name_is_read_where_an_introduction_marks_it(user_says, captions):
+    assert _read(user_says) == captions
+
+
+@pytest.mark.parametrize("user_says", ["Hi, I'm Tired", "hi im new here", "im vegan, 34"])
+def test_a_state_is_never_read_as_a_name(user_says):
+    assert not any(caption.startswith("User is called") for caption in _read(user_says))
+
+
+def test_they_after_several_people_keeps_are():
+    assert _read("my parents live in leeds. theyre retiring to spain next year") == [
+        "User's parents live in leeds",
+        "User's parents are retiring to spain next year",
+    ]
+
+
+def test_two_states_after_one_is_are_two_facts():
+    assert _read("I am 67 and recently widowed.") == ["User is 67", "User is recently widowed"]
+
+
+def test_a_clause_that_leaves_its_subject_out_after_a_comma_goes_on_about_the_same_person():
+    captions = _read("my sister lives in bergen, moved there for uni and never left")
+    assert "User's sister never left" in captions
+    assert not any(caption.startswith(("User never", "User is never")) for caption in captions)
+
+
+@pytest.mark.parametrize(
+    ("user_says", "caption"),
+    [
+        ("hello, 45, divorced, two teenage daughters", "User has two teenage daughters"),
+        ("dont eat meat, havent for years", "User doesn't eat meat"),
+        (
+            "ugh my brother just moved back in with us",
+            "User's brother just moved back in with them",
+        ),
+        ("im a full-time carer for my mum, shes got ms", "User's mum has got ms"),
+    ],
+)
+def test_a_fact_in_chat_debris_is_still_read(user_says, caption):
+    assert caption in _read(user_says)
