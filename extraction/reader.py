@@ -31,7 +31,7 @@ from extraction.grounding import (
     words_of,
 )
 from extraction.introductions import introductions
-from extraction.kept import caption_kept
+from extraction.kept import caption_kept, caption_of
 from extraction.people import (
     closed_reading,
     last_person,
@@ -45,7 +45,7 @@ from extraction.people import (
     subject_of,
     together,
 )
-from extraction.wording import third_person, tidy_caption
+from extraction.wording import tidy_caption
 from memories.attributes import PRACTICE, attribute
 from memories.facets import category_of, kind_of
 from memories.facets import read as read_facets
@@ -65,8 +65,6 @@ _SUBJECT_BREAK = re.compile(
 _FAVOURITE = re.compile(
     r"^(?P<value>\S+(?: \S+){0,3}?)(?:'s| is) (?P<noun>my (?:favou?rite|fave?)\b.*)$", re.I
 )
-# "my dad's a firefighter", "my gf's vegetarian": the 's of "is" after the person.
-_IS = re.compile(r"^(User's \S+?)'s\b(?!\s+(?:a|an|the)?\s*\S+\s+(?:is|are|was)\b)")
 
 
 def _parts(clause: str) -> list[str]:
@@ -142,13 +140,20 @@ def _in_first_person(part: str) -> str:
         return f"my {part}"
     if words[0] in pairs("pro_drop_states"):  # "living in milan" is "I live in milan"
         return " ".join(["I", pairs("pro_drop_states")[words[0]], *part.split()[1:]])
-    if words[0] in lexicon("negators") and closed_reading(_caption(f"I {part}")):
+    if words[0] in lexicon("negators") and closed_reading(caption_of(f"I {part}")):
         return f"I {part}"  # "dont eat meat": a negation the registry reads, not a request
     if opens_without_i(words):
         negated = words[0] in {"not", "never"} and words[1:2] != ["been"]
         part = part[:1].lower() + part[1:] if words[0] in lexicon("negators") else part
+        described = _fragment(part) if len(words) > 2 and words[1] not in _BREAKS else ""
+        if described.startswith(("I'm a ", "I'm an ")):
+            return described  # "retired police officer": what the user is, not what they did
         return f"I'm {part}" if negated else f"I {part}"
     return _fragment(part)
+
+
+# A word after a verb that opens its object or its time ("moved to", "retired last year").
+_BREAKS = lexicon("value_breaks") | lexicon("quantities")
 
 
 # What a fragment about the user may state: an attribute the registry closes by its values or
@@ -192,7 +197,7 @@ def _fragment(part: str) -> str:
     article = "" if said[0] in {"a", "an", "the"} else "an " if text[0] in "aeiouAEIOU" else "a "
     openings = ("I have ",) if said[0] == "no" else ("I'm ", f"I'm {article}", "I have ")
     for opening in openings:
-        for facet in read_facets(_caption(f"{opening}{text}")):
+        for facet in read_facets(caption_of(f"{opening}{text}")):
             name = facet.attribute.split(":")[0]
             if facet.subject != "user" or name in _OPEN_READINGS:
                 continue
@@ -252,7 +257,7 @@ def _opened(clause: str) -> str:
         start = len(words) - len(said) + len(opening)
         text = " ".join(w.strip(",.!?:;") for w in words[start : start + len(value)])
         stated = f"{stands_for} {text}"
-        facets = read_facets(_caption(stated))
+        facets = read_facets(caption_of(stated))
         if any(f.attribute.split(":")[0] not in {"practice", "about"} for f in facets):
             return stated
     return ""
@@ -269,7 +274,7 @@ def _their_person(words: list[str]) -> bool:
         return False
     if not (words[0].endswith("'s") or words[1:2] in (["is"], ["has"], ["was"])):
         return False
-    caption = _caption(f"my {' '.join(words)}")
+    caption = caption_of(f"my {' '.join(words)}")
     return any(
         facet.subject != "user" and facet.attribute.split(":")[0] not in {PRACTICE, "about"}
         for facet in read_facets(caption)
@@ -281,14 +286,10 @@ def _kind_of_person(value: str) -> bool:
     return any(word in lexicon("people") or kind_of(word) != word for word in value.split())
 
 
-def _caption(part: str) -> str:
-    return _IS.sub(r"\1 is", tidy_caption(third_person(part)))
-
-
 def _announces_change(part: str) -> bool:
     """Whether a clause announces a change the registry knows ("just turned 42 yesterday",
     "moved to Lisbon last week"): kept although it names a time."""
-    return any(facet.change for facet in read_facets(_caption(part)))
+    return any(facet.change for facet in read_facets(caption_of(part)))
 
 
 def category(caption: str) -> str:
@@ -424,8 +425,8 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         if listed:  # "living in milan with my wife giulia and our 2 kids": each its own fact
             head = part[: part.lower().rfind(" with ")]
             captions += [c for c in map(stated, listed[1]) if c]
-            part = head if caption_kept(_caption(head)) else part
-        caption = _caption(part)
+            part = head if caption_kept(caption_of(head)) else part
+        caption = caption_of(part)
         if caption_kept(caption):
             captions.append(caption)
             state.ended = named_last(part)

@@ -249,7 +249,7 @@ def test_a_caption_without_its_value_is_never_read(user_says):
 
 def test_a_caption_that_ends_on_a_verb_of_its_own_clause_is_kept():
     assert _read("I prefer dark mode in every app I use") == [
-        "User prefers dark mode in every app I use"
+        "User prefers dark mode in every app they use"
     ]
     assert _read("never been a morning person and never will be") == [
         "User never has been a morning person and never will be"

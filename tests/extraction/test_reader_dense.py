@@ -139,7 +139,8 @@ def test_no_caption_is_a_mention_or_an_auxiliary_without_its_verb(user_says):
 @pytest.mark.parametrize(
     ("user_says", "captions"),
     [
-        ("hey, tom here. 41, accountant", ["User is called tom", "User is 41", "User is an accountant"]),
+        ("hey, tom here. 41, accountant",
+         ["User is called tom", "User is 41", "User is an accountant"]),
         ("quick intro: ana, 52", ["User is called ana", "User is 52"]),
         ("I'm Sam, what's up", ["User is called Sam"]),
     ],
@@ -184,3 +185,12 @@ def test_a_clause_that_leaves_its_subject_out_after_a_comma_goes_on_about_the_sa
 )
 def test_a_fact_in_chat_debris_is_still_read(user_says, caption):
     assert caption in _read(user_says)
+
+
+def test_no_caption_has_the_user_in_the_first_person_after_user():
+    assert _read("my dad thinks i should retrain tho") == []
+    assert _read("quick intro: ana, 52, retired police officer") == [
+        "User is called ana",
+        "User is 52",
+        "User is a retired police officer",
+    ]
