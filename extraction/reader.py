@@ -10,6 +10,11 @@ Most of its work is deciding what not to store, with the grounding check's own e
 the extractor, what the assistant said, and clauses the user corrected right after are never
 statements; a clause about now (a lexicon of time words: "today", "rn") or a passing state
 is not durable; a clause that does not open in the first person is not about the user.
+
+A message is read as a list of clauses and appositions, each its own candidate: the people it
+names and whom a later pronoun means (`extraction.people`), an introduction's name and age
+(`extraction.introductions`), and contractions typed without apostrophes restored before any
+of it (`extraction.chat_forms`, in `grounding._clauses`).
 """
 
 from __future__ import annotations
