@@ -23,6 +23,8 @@ from memories.facets import read as read_facets
 def _said(clause: str) -> list[str]:
     """The clause's words after the greetings and fillers it opens with."""
     words = words_of(clause)
+    if clause.lstrip().lower().startswith("me:"):
+        words = words[1:]  # "me: 38, only child, ...": a heading, like "about me:"
     while words:
         if " ".join(words[:2]) in lexicon("fillers"):
             words = words[2:]

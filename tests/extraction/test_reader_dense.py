@@ -142,6 +142,7 @@ def test_no_caption_is_a_mention_or_an_auxiliary_without_its_verb(user_says):
         ("hey, tom here. 41, accountant",
          ["User is called tom", "User is 41", "User is an accountant"]),
         ("quick intro: ana, 52", ["User is called ana", "User is 52"]),
+        ("me: 38, only child", ["User is 38"]),
         ("I'm Sam, what's up", ["User is called Sam"]),
     ],
 )  # fmt: skip
