@@ -28,6 +28,7 @@ from functools import cache
 
 from core.lexicon import lexicon, words_of
 from extraction.candidates import Candidate
+from extraction.chat_forms import apostrophes_restored
 from extraction.judge import Relation, compare
 from extraction.wording import symbols_read, third_person, tidy_caption
 from memories.facets import facets_read
@@ -87,8 +88,11 @@ def has_phrase(text: str, name: str) -> bool:
 
 
 # A clause ends at a sentence mark, a comma or a dash ("my wife Anna — sorry, Ana").
-# An initial's full stop ("the U.S.") ends nothing.
-_CLAUSE = re.compile(r"(?:\b[A-Z]\.|[^.!?;,\n\u2013\u2014-]|\w-\w)+(?:[.!?;,\n\u2013\u2014-]+|$)")
+# An initial's full stop ("the U.S.") ends nothing, nor a hyphen inside a word ("full-time":
+# tried before a letter is taken on its own, or "full-" would end the clause).
+_CLAUSE = re.compile(
+    r"(?:\b[A-Z]\.|\w-(?=\w)|[^.!?;,\n\u2013\u2014-])+(?:[.!?;,\n\u2013\u2014-]+|$)"
+)
 
 
 def _opens_with(clause: str, name: str) -> str:
@@ -196,12 +200,17 @@ def _named_first(match: re.Match) -> str:
     return f"{match.group(2)} {match.group(1)} "
 
 
-def user_clauses(messages: Iterable[dict]) -> list[tuple[str, str]]:
-    """Each clause of the user's own messages with what it states (see `_clauses`)."""
-    return _clauses(messages)[0]
+def user_clauses(
+    messages: Iterable[dict], *, starts: list[int] | None = None
+) -> list[tuple[str, str]]:
+    """Each clause of the user's own messages with what it states (see `_clauses`); the index
+    of each message's first clause is added to `starts` (an introduction opens a message)."""
+    return _clauses(messages, starts)[0]
 
 
-def _clauses(messages: Iterable[dict]) -> tuple[list[tuple[str, str]], list[str]]:
+def _clauses(
+    messages: Iterable[dict], starts: list[int] | None = None
+) -> tuple[list[tuple[str, str]], list[str]]:
     """Each clause of the user's own messages with what it states ("" for a question, a
     request or a hypothetical), each message read up to where it instructs the extractor or
     the assistant (what follows is data, never evidence). A clause the user corrects right
@@ -218,6 +227,9 @@ def _clauses(messages: Iterable[dict]) -> tuple[list[tuple[str, str]], list[str]
         # Up to its first instruction: what follows is the instruction's, not the user's.
         content = before_instruction(str(message.get("content", "")))
         content = symbols_read(content)  # an emoji says nothing, and may end a clause
+        content = apostrophes_restored(content)  # "shes" is "she's", "im" is "i'm"
+        if starts is not None:
+            starts.append(len(found))
         for clause in _CLAUSE.findall(_APPOSITION.sub(_named_first, content)):
             rest = _correction(clause)
             if rest is not None:

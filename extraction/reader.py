@@ -10,6 +10,11 @@ Most of its work is deciding what not to store, with the grounding check's own e
 the extractor, what the assistant said, and clauses the user corrected right after are never
 statements; a clause about now (a lexicon of time words: "today", "rn") or a passing state
 is not durable; a clause that does not open in the first person is not about the user.
+
+A message is read as a list of clauses and appositions, each its own candidate: the people it
+names and whom a later pronoun means (`extraction.people`), an introduction's name and age
+(`extraction.introductions`), and contractions typed without apostrophes restored before any
+of it (`extraction.chat_forms`, in `grounding._clauses`).
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cache
 
-from core.lexicon import lexicon
+from core.lexicon import lexicon, pairs
 from core.metrics import READER_CLAUSES_SKIPPED
 from extraction.candidates import Candidate
 from extraction.grounding import (
@@ -29,14 +35,28 @@ from extraction.grounding import (
     user_clauses,
     words_of,
 )
+from extraction.introductions import introductions
 from extraction.judge import restates
-from extraction.wording import third_person, tidy_caption
+from extraction.kept import caption_kept, caption_of
+from extraction.people import (
+    closed_reading,
+    last_person,
+    listed_with,
+    lists_rejoined,
+    mention_at,
+    named_last,
+    resolved,
+    stated,
+    subject_being,
+    subject_of,
+    together,
+)
+from extraction.wording import tidy_caption
 from memories.attributes import PRACTICE, attribute
-from memories.facets import category_of, facets_read, kind_of, subject_of
+from memories.facets import category_of, facets_read, kind_of
 from memories.facets import read as read_facets
+from memories.facets import subject_of as caption_subject
 from memories.models import Memory
-from memories.text import CAPTION_MAX_LENGTH, states_a_fact
-from memories.values import lacks_value
 
 logger = logging.getLogger(__name__)
 
@@ -52,8 +72,6 @@ _SUBJECT_BREAK = re.compile(
 _FAVOURITE = re.compile(
     r"^(?P<value>\S+(?: \S+){0,3}?)(?:'s| is) (?P<noun>my (?:favou?rite|fave?)\b.*)$", re.I
 )
-# "my dad's a firefighter", "my gf's vegetarian": the 's of "is" after the person.
-_IS = re.compile(r"^(User's \S+?)'s\b(?!\s+(?:a|an|the)?\s*\S+\s+(?:is|are|was)\b)")
 
 
 def _parts(clause: str) -> list[str]:
@@ -67,11 +85,18 @@ def _parts(clause: str) -> list[str]:
             said = words_of(piece)
             if not said:
                 continue  # a dangling "and" ("I work at Siemens and "): nothing follows it
-            if (opens_without_i(said) or _their_person(said)) and len(words_of(parts[-1])) > 1:
+            subject = subject_of(parts[-1])
+            if opens_without_i(said) and subject and len(words_of(parts[-1])) > 1:
+                parts.append(f"{subject} {piece}")  # "my sister moved there and never left"
+            elif (opens_without_i(said) or _their_person(said)) and len(words_of(parts[-1])) > 1:
                 parts.append(piece)
+            elif subject and closed_reading(f"User {piece}"):
+                parts.append(f"{subject} {piece}")  # "he's retired and lives in cork"
+            elif (being := subject_being(parts[-1])) and closed_reading(f"User is {piece}"):
+                parts.append(f"{being} {piece}")  # "I'm 67 and recently widowed"
             else:
                 parts[-1] = f"{parts[-1]} and {piece}"
-    return [_undangled(part) for part in parts if _undangled(part)]
+    return lists_rejoined([_undangled(part) for part in parts if _undangled(part)])
 
 
 # The words that join statements (`_SUBJECT_BREAK`): one left at a part's end joins nothing.
@@ -87,15 +112,22 @@ def _undangled(part: str) -> str:
 
 
 def _opening(part: str) -> str:
-    """The clause without the chat words it may open with ("lol", "ok so", "btw")."""
+    """The clause without the chat words it may open with ("lol", "ok so", "btw", "on the
+    bright side"), the longest first."""
     words = part.split()
     while words:
-        if " ".join(words[:2]).lower().strip(",.!") in lexicon("fillers"):
-            words = words[2:]
-        elif words[0].lower().strip(",.!") in lexicon("fillers"):
-            words = words[1:]
-        else:
+        size = next(
+            (
+                size
+                for size in (4, 3, 2, 1)
+                if len(words) >= size
+                and " ".join(words[:size]).lower().strip(",.!") in lexicon("fillers")
+            ),
+            0,
+        )
+        if not size:
             break
+        words = words[size:]
     return " ".join(words)
 
 
@@ -113,11 +145,22 @@ def _in_first_person(part: str) -> str:
         return part
     if _their_person(words):  # "mum's a GP", chat leaving out the "my"
         return f"my {part}"
+    if words[0] in pairs("pro_drop_states"):  # "living in milan" is "I live in milan"
+        return " ".join(["I", pairs("pro_drop_states")[words[0]], *part.split()[1:]])
+    if words[0] in lexicon("negators") and closed_reading(caption_of(f"I {part}")):
+        return f"I {part}"  # "dont eat meat": a negation the registry reads, not a request
     if opens_without_i(words):
         negated = words[0] in {"not", "never"} and words[1:2] != ["been"]
         part = part[:1].lower() + part[1:] if words[0] in lexicon("negators") else part
+        described = _fragment(part) if len(words) > 2 and words[1] not in _BREAKS else ""
+        if described.startswith(("I'm a ", "I'm an ")):
+            return described  # "retired police officer": what the user is, not what they did
         return f"I'm {part}" if negated else f"I {part}"
     return _fragment(part)
+
+
+# A word after a verb that opens its object or its time ("moved to", "retired last year").
+_BREAKS = lexicon("value_breaks") | lexicon("quantities")
 
 
 # What a fragment about the user may state: an attribute the registry closes by its values or
@@ -161,15 +204,18 @@ def _fragment(part: str) -> str:
     article = "" if said[0] in {"a", "an", "the"} else "an " if text[0] in "aeiouAEIOU" else "a "
     openings = ("I have ",) if said[0] == "no" else ("I'm ", f"I'm {article}", "I have ")
     for opening in openings:
-        for facet in read_facets(_caption(f"{opening}{text}")):
+        for facet in read_facets(caption_of(f"{opening}{text}")):
             name = facet.attribute.split(":")[0]
             if facet.subject != "user" or name in _OPEN_READINGS:
                 continue
             stated = {f"is {text}".lower(), f"is {article}{text}".lower()}
             if name == PRACTICE and not stated & set(attribute(name).fixed):
                 continue  # a practice only from a state the registry lists ("teetotal")
-            if name == "owns" and (facet.positive or not _kind_of_person(facet.value)):
-                continue  # "has" anything at all; "no kids", "no pets" but not "no pork"
+            counted = said[0].isdigit() or said[0] in lexicon("numerals")
+            if name == "owns" and (
+                (facet.positive and not counted) or not _kind_of_person(facet.value)
+            ):
+                continue  # "has" anything at all; "no kids", "two daughters" but not "no pork"
             if attribute(name).article and not opening.endswith(f" {article}"):
                 opening = f"I'm {article}"
             return f"{opening}{text}"
@@ -218,7 +264,7 @@ def _opened(clause: str) -> str:
         start = len(words) - len(said) + len(opening)
         text = " ".join(w.strip(",.!?:;") for w in words[start : start + len(value)])
         stated = f"{stands_for} {text}"
-        facets = read_facets(_caption(stated))
+        facets = read_facets(caption_of(stated))
         if any(f.attribute.split(":")[0] not in {"practice", "about"} for f in facets):
             return stated
     return ""
@@ -235,7 +281,7 @@ def _their_person(words: list[str]) -> bool:
         return False
     if not (words[0].endswith("'s") or words[1:2] in (["is"], ["has"], ["was"])):
         return False
-    caption = _caption(f"my {' '.join(words)}")
+    caption = caption_of(f"my {' '.join(words)}")
     return any(
         facet.subject != "user" and facet.attribute.split(":")[0] not in {PRACTICE, "about"}
         for facet in read_facets(caption)
@@ -247,43 +293,10 @@ def _kind_of_person(value: str) -> bool:
     return any(word in lexicon("people") or kind_of(word) != word for word in value.split())
 
 
-# "she", "he", "they" at the start of a clause: the person the user named last ("my mum has
-# dementia, she lives with us now").
-_PRONOUN = re.compile(r"^(?:she|he|they)(?:'s|'re| is| are|\b)", re.I)
-
-
-def _last_person(clause: str, current: str) -> str:
-    """The relation the clause names last ("my mum", "our new puppy"), else `current`."""
-    words = words_of(clause)
-    for at in range(len(words) - 1, -1, -1):
-        if words[at] in {"my", "our"}:
-            # One word may describe the person first ("my older brother", "our new puppy").
-            for start in (at + 1, at + 2):
-                for size in (3, 2, 1):
-                    relation = " ".join(words[start : start + size]).removesuffix("'s")
-                    if relation in lexicon("people"):
-                        return relation
-    return current
-
-
-def _resolved(part: str, person: str) -> str:
-    """A clause opening with a pronoun for the person last named, about that person."""
-    match = _PRONOUN.match(part)
-    if not match or not person:
-        return part
-    verb = match.group(0)[len(match.group(0).split("'")[0].split(" ")[0]) :]
-    verb = {"'s": " is", "'re": " is", " are": " is"}.get(verb, verb)
-    return f"my {person}{verb}{part[match.end() :]}"
-
-
-def _caption(part: str) -> str:
-    return _IS.sub(r"\1 is", tidy_caption(third_person(part)))
-
-
 def _announces_change(part: str) -> bool:
     """Whether a clause announces a change the registry knows ("just turned 42 yesterday",
     "moved to Lisbon last week"): kept although it names a time."""
-    return any(facet.change for facet in read_facets(_caption(part)))
+    return any(facet.change for facet in read_facets(caption_of(part)))
 
 
 def category(caption: str) -> str:
@@ -310,10 +323,21 @@ def read_statements(
     messages = list(messages)
     found: list[Candidate] = []
     seen: set[str] = set()
-    person = ""
-    for clause, statement in _clauses_read(messages, skipped):
+    starts: list[int] = []
+    clauses = _clauses_read(messages, skipped, starts)
+    try:
+        introduced = introductions(clauses, starts)
+    except Exception:  # the clauses are still read one by one
+        logger.exception("reader: the introductions could not be read")
+        introduced = {}
+    state = _State()
+    for at, (clause, statement) in enumerate(clauses):
         try:
-            captions, person = _captions(clause, statement, person)
+            if at in introduced:
+                captions, state.ended, state.about = [introduced[at]], "", ""
+            else:
+                opens = at in starts or clauses[at - 1][0].rstrip()[-1:] in {".", "!", "?"}
+                captions = _captions(clause, statement, state, opens)
             read = [(caption, category(caption)) for caption in captions]
         except Exception:  # one unreadable clause must not lose the others
             _skip(clause, skipped, unit="clause")
@@ -333,19 +357,26 @@ def read_statements(
     return found
 
 
-def _clauses_read(messages: list[dict], skipped: list[str] | None) -> list[tuple[str, str]]:
-    """The user's clauses (`user_clauses`); if the conversation cannot be split as a whole,
-    each message on its own, and a message that still cannot is skipped."""
+def _clauses_read(
+    messages: list[dict], skipped: list[str] | None, starts: list[int]
+) -> list[tuple[str, str]]:
+    """The user's clauses (`user_clauses`), each message's first added to `starts`; if the
+    conversation cannot be split as a whole, each message on its own, and a message that
+    still cannot is skipped."""
     try:
-        return user_clauses(messages)
+        return user_clauses(messages, starts=starts)
     except Exception:  # degrade to one message at a time
         logger.exception("reader: the conversation could not be split; reading each message")
-    clauses = []
+    clauses: list[tuple[str, str]] = []
+    starts.clear()
     for message in messages:
         try:
-            clauses += user_clauses([message])
+            read = user_clauses([message])
         except Exception:
             _skip(str(message.get("content", "")), skipped, unit="message")
+            continue
+        starts.append(len(clauses))
+        clauses += read
     return clauses
 
 
@@ -356,30 +387,72 @@ def _skip(text: str, skipped: list[str] | None, *, unit: str) -> None:
         skipped.append(text)
 
 
-def _captions(clause: str, statement: str, person: str) -> tuple[list[str], str]:
-    """The captions one clause states, and the person a later "she" or "he" means."""
-    captions = []
+@dataclass
+class _State:
+    """What the clauses read so far tell the next one."""
+
+    person: str = ""  # whom a later "she" or "he" means ("gf priya")
+    ended: str = ""  # the person or pet the last clause ended by naming ("i got a dog")
+    about: str = ""  # whom the last clause was about, when one of the user's people
+
+
+def _captions(clause: str, statement: str, state: _State, opens: bool = True) -> list[str]:
+    """The captions one clause states, `state` brought up to date. An apposition describes
+    whom the clause before ended by naming ("i got a dog, a rescue greyhound called pepper"),
+    and a clause that leaves its subject out after a comma goes on about the person the one
+    before was about ("my sister lives in bergen, moved there for uni and never left")."""
     opened = _opened(clause)
+    ended, about, state.ended, state.about = state.ended, state.about, "", ""
     if not statement and not opened:
-        return [], _last_person(clause, person)
+        state.person = last_person(clause, state.person)
+        return []
+    said = _opening(statement)
+    if ended and words_of(said)[:1] in (["a"], ["an"]):
+        said = statement = f"my {ended} is {said}"  # an apposition: what they just named is
+    elif about and not opens and opens_without_i(words_of(said)):
+        said = statement = f"my {about} {said}"  # the subject left out: the same person
+    joint = None if opened else together(said, opens_sentence=opens)
+    if joint:  # "me and my gf priya are planning ...": a fact of both
+        state.person = last_person(said, state.person)
+        # Its verb is plural ("run", "are"): `together` found it after the two subjects.
+        return [c for c in [tidy_caption(joint)] if caption_kept(c, verb=False)]
+    captions: list[str] = []
     for part in [opened] if opened else _parts(statement):
-        part = _in_first_person(_resolved(_opening(part), person))
-        person = _last_person(part, person)
+        counted = mention_at(part.strip(" ,.!"), 0)
+        if counted and counted.count and counted.end == len(words_of(part)):
+            captions.append(stated(counted) or "")  # "my two cats": how many the user has
+            continue
+        part = _in_first_person(resolved(_adverb_moved(_opening(part)), state.person))
+        state.person = last_person(part, state.person)
+        subject = mention_at(part, 0)
+        state.about = subject.said() if subject else ""
         if not part or (has_phrase(part, "temporary") and not _announces_change(part)):
             continue
-        caption = _caption(part)
-        if (
-            len(caption) > CAPTION_MAX_LENGTH
-            or not states_a_fact(caption)
-            or lacks_value(caption)
-            or has_phrase(caption, "not_durable")
-            or has_phrase(caption, "passing_states")
-            or len(words_of(caption)) < 2
-            or has_phrase(caption, "vague")
-        ):
-            continue
-        captions.append(caption)
-    return captions, person
+        listed = listed_with(part)
+        if listed:  # "living in milan with my wife giulia and our 2 kids": each its own fact
+            head = part[: part.lower().rfind(" with ")]
+            captions += [c for c in map(stated, listed[1]) if c]
+            part = head if caption_kept(caption_of(head)) else part
+        caption = caption_of(part)
+        if caption_kept(caption):
+            captions.append(caption)
+            state.ended = named_last(part)
+            state.person = state.ended or state.person
+    return captions
+
+
+def _adverb_moved(part: str) -> str:
+    """ "now im a product manager" as "im now a product manager": an adverb before the user
+    goes after them, where the reader and the registry read it ("is now" a change)."""
+    words = part.split(" ")
+    said = words_of(" ".join(words[:2]))
+    if len(said) == 2 and said[0] in lexicon("adverbs") and said[1] in _SUBJECTS:
+        return " ".join([words[1], words[0], *words[2:]])
+    return part
+
+
+# The user as a clause's subject, with the verb a contraction holds ("i'm", "we've").
+_SUBJECTS = frozenset({"i", "i'm", "i've", "we", "we're", "we've"})
 
 
 def _content(caption: str) -> set[str]:
@@ -410,8 +483,8 @@ def _covers(candidate: Candidate, statement: Candidate) -> bool:
     words, theirs = _content(statement.caption), _content(candidate.caption)
     if not theirs or len(words & theirs) * 2 < min(len(words), len(theirs)):
         return False
-    about = subject_of(statement.caption)
-    if subject_of(candidate.caption) != about:
+    about = caption_subject(statement.caption)
+    if caption_subject(candidate.caption) != about:
         return False
     said = facets_read(statement.caption)
     return not said or restates(facets_read(candidate.caption, candidate.full_text), said, about)

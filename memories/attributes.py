@@ -40,6 +40,8 @@ class Attribute:
     article: bool = False  # its values are nouns that take "a" ("a nurse", "a night owl")
     nouns: tuple[str, ...] = ()  # what names it in "User's <noun> is ..." ("favourite")
     safety: bool = False  # a health or safety fact: a context never cuts it for a lesser one
+    # The range of a bare number an introduction states it by ("im marco, 34"), if any.
+    bare: tuple[int, int] | None = None
 
     def value_of(self, text: str) -> str:
         """The canonical value `text` names ("plant based" is "vegan"), or ""."""
@@ -94,6 +96,7 @@ def registry() -> dict[str, Attribute]:
             article=entry.get("article", False),
             nouns=tuple(entry.get("nouns", ())),
             safety=entry.get("safety", False),
+            bare=tuple(entry["bare"]) if "bare" in entry else None,
         )
         for name, entry in table.items()
     }

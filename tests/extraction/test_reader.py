@@ -140,7 +140,11 @@ def test_a_bare_value_after_a_correction_takes_the_place_of_the_one_it_corrects(
 
 
 def test_a_pronoun_after_a_question_is_the_person_or_pet_the_question_named():
-    assert _read("can my dog eat apples? she's 9 and diabetic") == ["User's dog is 9 and diabetic"]
+    # Two states after one "is" are two facts (`_being`): each its own memory.
+    assert _read("can my dog eat apples? she's 9 and diabetic") == [
+        "User's dog is 9",
+        "User's dog is diabetic",
+    ]
 
 
 def test_a_name_said_before_its_relation_keeps_the_clause_about_them():
@@ -249,7 +253,7 @@ def test_a_caption_without_its_value_is_never_read(user_says):
 
 def test_a_caption_that_ends_on_a_verb_of_its_own_clause_is_kept():
     assert _read("I prefer dark mode in every app I use") == [
-        "User prefers dark mode in every app I use"
+        "User prefers dark mode in every app they use"
     ]
     assert _read("never been a morning person and never will be") == [
         "User never has been a morning person and never will be"

@@ -1,0 +1,58 @@
+"""Chat's contractions typed without their apostrophe, read as the words they are.
+
+People type "shes vegan", "im 34", "dont drink", "cant drive". Read as typed, "shes" is no
+pronoun, so "she" does not find the person last named and the fact lands on the user
+("User is a shes vegan"). Each form is restored from a closed lexicon
+(`core/lexicons/unapostrophed.txt`) before a message is split into clauses; a form that is
+also a word of its own ("ill", "id", "cant", "wont") is restored only where its position
+says it is the contraction, and "its", "were", "well", "hell", "shell", "wed" never are.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from core.lexicon import lexicon
+
+# A word as typed, and what follows it up to the next word.
+_TOKEN = re.compile(r"[^\W_][\w'\u2019]*|[^\w]+")
+
+
+@cache
+def _forms() -> dict[str, tuple[str, str]]:
+    """Each typed form to what it means and when ("" for always)."""
+    found = {}
+    for entry in lexicon("unapostrophed"):
+        typed, meant, *when = entry.split()
+        found[typed] = (meant, when[0] if when else "")
+    return found
+
+
+def _restored(typed: str, meant: str) -> str:
+    """`meant` cased as the user typed it ("Im" is "I'm", "IM" is "I'M")."""
+    if typed.isupper() and len(typed) > 1:
+        return meant.upper()
+    return meant[:1].upper() + meant[1:] if typed[:1].isupper() else meant
+
+
+def apostrophes_restored(text: str) -> str:
+    """The text with each contraction typed without its apostrophe restored ("shes vegan" is
+    "she's vegan"); a word that only may be one is restored where its neighbours say so."""
+    tokens = _TOKEN.findall(text)
+    words = [at for at, token in enumerate(tokens) if token[:1].isalnum()]
+    for place, at in enumerate(words):
+        form = _forms().get(tokens[at].lower())
+        if form is None:
+            continue
+        meant, when = form
+        before = tokens[words[place - 1]].lower() if place else ""
+        after = tokens[words[place + 1]].lower() if place + 1 < len(words) else ""
+        # Only a space between two words counts as adjacent: "ill. be" is no "I'll be".
+        joined = place + 1 < len(words) and tokens[at + 1].isspace()
+        if when == "before_verb" and not (joined and after in lexicon("after_modal")):
+            continue
+        if when == "not_noun" and before in lexicon("determiners"):
+            continue
+        tokens[at] = _restored(tokens[at], meant)
+    return "".join(tokens)

@@ -1,0 +1,82 @@
+"""The offline reader's captions: a part of a clause in the third person (`caption_of`), and
+whether it is kept (`caption_kept`): a durable fact, with its verb and its value, short enough
+to store. Never a mention of someone and no more ("User's 2 kids"), an auxiliary left without
+the verb it stands for ("User hasn't for years"), nor the user in the first person after
+"User" ("User's dad thinks i should retrain")."""
+
+from __future__ import annotations
+
+import re
+
+from core.lexicon import lexicon, words_of
+from extraction.grounding import has_phrase
+from extraction.people import mention_at
+from extraction.wording import third_person, tidy_caption
+from memories.text import CAPTION_MAX_LENGTH, states_a_fact
+from memories.values import lacks_value
+
+
+def caption_kept(caption: str, *, verb: bool = True) -> bool:
+    """Whether a caption states a durable fact with its value, short enough to store (`verb`:
+    whether its verb is still to be found)."""
+    return not (
+        len(caption) > CAPTION_MAX_LENGTH
+        or (verb and not states_a_fact(caption))
+        or lacks_value(caption)
+        or has_phrase(caption, "not_durable")
+        or has_phrase(caption, "passing_states")
+        or len(words_of(caption)) < 2
+        or has_phrase(caption, "vague")
+        or _elliptic(caption)
+        # The user in the first person after "User" ("User's dad thinks i should retrain"):
+        # what someone else thinks of them, and no caption a reader could follow.
+        or bool(set(words_of(caption)[1:]) & _FIRST_PERSON_SUBJECTS)
+    )
+
+
+# The verbs that stand for another left out ("hasn't for years", "my partner does"): after the
+# subject with no value of their own, the caption says nothing.
+_STAND_INS = frozenset({"has", "have", "had", "hasn't", "haven't", "hadn't", "does", "do", "did",
+                        "doesn't", "don't", "didn't", "can", "can't", "will", "won't", "would",
+                        "wouldn't"})  # fmt: skip
+
+
+def _elliptic(caption: str) -> bool:
+    """Whether a caption is a mention of someone and no more ("User's 2 kids"), or an
+    auxiliary left without its verb or value ("User hasn't for years", "User's partner does")."""
+    words = words_of(caption)
+    at = 1
+    if words[:1] == ["user's"]:
+        mention = mention_at(f"my {' '.join(words[1:])}", 0)
+        if mention is not None and mention.end == len(words):
+            return True
+        at = mention.end if mention is not None else 1
+    rest = words[at:]
+    return bool(rest) and rest[0] in _STAND_INS and (len(rest) == 1 or rest[1] in _NO_VERBS)
+
+
+# What cannot be the verb an auxiliary takes: a preposition or a break ("like" is a verb too).
+_NO_VERBS = (lexicon("value_breaks") | lexicon("clause_breaks")) - {"like"}
+
+
+# The user as a subject in the first person: never after "User" in a caption.
+_FIRST_PERSON_SUBJECTS = frozenset({"i", "i'm", "i've", "i'd", "i'll", "im", "ive"})
+
+
+# "my dad's a firefighter", "my gf's vegetarian": the 's of "is" after the person.
+_IS = re.compile(r"^(User's \S+?)'s\b(?!\s+(?:a|an|the)?\s*\S+\s+(?:is|are|was)\b)")
+
+
+def caption_of(part: str) -> str:
+    """A first-person part as the reader's caption ("my dad's a chef" is "User's dad is a
+    chef")."""
+    caption = _IS.sub(r"\1 is", tidy_caption(third_person(part)))
+    if caption.startswith("User ") and not caption.startswith("User and "):
+        # The user again inside their own clause ("every app I use") is "they"; inside a
+        # clause about someone else it stays, and the caption is not kept (`caption_kept`).
+        caption = _INNER_I.sub(lambda m: _THEY[m[0].lower().replace("\u2019", "'")], caption)
+    return caption
+
+
+_THEY = {"i": "they", "i'm": "they're", "i've": "they've", "i'd": "they'd", "i'll": "they'll"}
+_INNER_I = re.compile(r"(?<=\s)(?:i|i['\u2019](?:m|ve|d|ll))\b(?!['\u2019])", re.I)
