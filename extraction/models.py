@@ -37,7 +37,7 @@ class ExtractionJob(models.Model):
     # Candidates the LLM proposed that the grounding check refused (extraction.grounding).
     candidates_refused = models.PositiveIntegerField(default=0)
     # Candidates the offline reader added from the user's own statements that the LLM left
-    # out (extraction.reader.statements_missed).
+    # out (extraction.safety_net.statements_missed).
     statements_added = models.PositiveIntegerField(default=0)
     # Clauses the offline reader could not read and left out; the rest was still read.
     clauses_skipped = models.PositiveIntegerField(default=0)

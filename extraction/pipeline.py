@@ -28,7 +28,8 @@ from extraction.decisions import (
 from extraction.grounding import candidates_ground
 from extraction.llm_decisions import decisions_ask
 from extraction.prompts import extract_with_llm
-from extraction.reader import offline_candidates, statements_missed
+from extraction.reader import offline_candidates
+from extraction.safety_net import statements_missed
 from extraction.screening import candidates_screen
 from integrations.embeddings import current_model_id, embed_texts
 from integrations.llm import LLMUsage

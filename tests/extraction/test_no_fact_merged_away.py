@@ -32,17 +32,15 @@ from tests.scripted_llm import ScriptedLLM, fact
 pytestmark = pytest.mark.django_db
 
 # Messages that state two facts about one person, and the two captions each must leave.
-# The reader does not yet read "hes"/"shes" (without the apostrophe) as a second clause: the
-# apostrophe-free forms here say "he is" / "she is" (the reader's part of issue 30).
 TWO_FACTS = [
     ("my husband is vegan and he's allergic to nuts",
      ("User's husband is vegan", "User's husband is allergic to nuts")),
-    ("my husband is vegan and he is allergic to nuts",
+    ("my husband is vegan and hes allergic to nuts",
      ("User's husband is vegan", "User's husband is allergic to nuts")),
     ("my sister anna is a nurse in turin and she's allergic to peanuts",
-     ("User's sister anna is a nurse in turin", "User's sister is allergic to peanuts")),
-    ("my sister anna is a nurse in turin and she is allergic to peanuts",
-     ("User's sister anna is a nurse in turin", "User's sister is allergic to peanuts")),
+     ("User's sister anna is a nurse in turin", "User's sister anna is allergic to peanuts")),
+    ("my sister anna is a nurse in turin and shes allergic to peanuts",
+     ("User's sister anna is a nurse in turin", "User's sister anna is allergic to peanuts")),
     ("my mum has dementia, she lives with us now",
      ("User's mum has dementia", "User's mum lives with them now")),
     ("my daughter plays the violin and she is 7",
