@@ -32,6 +32,18 @@ def pairs(name: str) -> dict[str, str]:
     return dict(entry.split(maxsplit=1) for entry in lexicon(name))
 
 
+@cache
+def names(name: str) -> dict[str, str]:
+    """A lexicon of names kept as written (`given_names`, `place_names`): each name, lower-cased,
+    to its written form ("new york" -> "New York")."""
+    written = {}
+    for line in (LEXICONS / f"{name}.txt").read_text(encoding="utf-8").splitlines():
+        entry = line.split("#", 1)[0].strip()
+        if entry:
+            written[entry.lower()] = entry
+    return written
+
+
 def words_of(text: str) -> list[str]:
     """The lower-cased words of `text`, in any script, with inner apostrophes and hyphens:
     the one tokeniser of the readers, the grounding check and the judge."""

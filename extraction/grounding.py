@@ -29,7 +29,14 @@ from functools import cache
 from core.lexicon import lexicon, words_of
 from extraction.candidates import Candidate
 from extraction.judge import Relation, compare
-from extraction.wording import symbols_read, third_person, tidy_caption
+from extraction.wording import (
+    names_written,
+    passing,
+    symbols_read,
+    text_tidied,
+    third_person,
+    tidy_caption,
+)
 from memories.facets import facets_read
 from memories.facets import read as read_facets
 from memories.instructions import before_instruction
@@ -87,8 +94,10 @@ def has_phrase(text: str, name: str) -> bool:
 
 
 # A clause ends at a sentence mark, a comma or a dash ("my wife Anna — sorry, Ana").
-# An initial's full stop ("the U.S.") ends nothing.
-_CLAUSE = re.compile(r"(?:\b[A-Z]\.|[^.!?;,\n\u2013\u2014-]|\w-\w)+(?:[.!?;,\n\u2013\u2014-]+|$)")
+# An initial's full stop ("the U.S.") ends nothing, nor a hyphen inside a word ("full-time").
+_CLAUSE = re.compile(
+    r"(?:\b[A-Z]\.|[^.!?;,\n\u2013\u2014-]|(?<=\w)-(?=\w))+(?:[.!?;,\n\u2013\u2014-]+|$)"
+)
 
 
 def _opens_with(clause: str, name: str) -> str:
@@ -262,6 +271,8 @@ class Evidence:
     # The statements the user corrected right after ("I live in Hamburg" in "I live in
     # Hamburg. Actually no, Bremen").
     withdrawn: tuple[str, ...] = ()
+    # The words the user wrote with a capital ("Anna"): a caption keeps their capital.
+    written: tuple[tuple[str, str], ...] = ()
 
     def __contains__(self, stem: str) -> bool:
         return stem in self.stems
@@ -283,7 +294,8 @@ def user_evidence(messages: Iterable[dict]) -> Evidence:
             if relation in lexicon("people"):
                 relations.append((match.group(2), relation))
     personal = any(_personal(clause) for clause in statements)
-    return Evidence(stems, negative, tuple(relations), personal, tuple(withdrawn))
+    written = tuple(names_written(statements).items())
+    return Evidence(stems, negative, tuple(relations), personal, tuple(withdrawn), written)
 
 
 def _personal(clause: str) -> bool:
@@ -405,8 +417,8 @@ def ground(candidate: Candidate, evidence: Evidence) -> Grounded:
     caption, reason = _repaired_caption(candidate, evidence)
     if reason:
         return Grounded(None, reason)
-    caption = tidy_caption(caption)
-    if has_phrase(caption, "not_durable") or has_phrase(caption, "passing_states"):
+    caption = tidy_caption(caption, dict(evidence.written))
+    if has_phrase(caption, "not_durable") or passing(caption):
         return Grounded(None, "not_durable")
     content = [w for w in words_of(caption) if w not in lexicon("generic_words") and len(w) > 1]
     said = [w for w in content if _stem(w) in evidence]
@@ -423,6 +435,8 @@ def ground(candidate: Candidate, evidence: Evidence) -> Grounded:
     full_text = candidate.full_text
     if _first_person(full_text):
         full_text = third_person(full_text)
+    # The full text without the chat the caption dropped: the facets read both.
+    full_text = text_tidied(full_text, dict(evidence.written))
     return Grounded(replace(candidate, caption=caption, full_text=full_text or caption))
 
 

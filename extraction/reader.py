@@ -29,7 +29,7 @@ from extraction.grounding import (
     user_clauses,
     words_of,
 )
-from extraction.wording import third_person, tidy_caption
+from extraction.wording import passing, third_person, tidy_caption
 from memories.attributes import PRACTICE, attribute
 from memories.facets import category_of, kind_of
 from memories.facets import read as read_facets
@@ -372,7 +372,7 @@ def _captions(clause: str, statement: str, person: str) -> tuple[list[str], str]
             or not states_a_fact(caption)
             or lacks_value(caption)
             or has_phrase(caption, "not_durable")
-            or has_phrase(caption, "passing_states")
+            or passing(caption)
             or len(words_of(caption)) < 2
             or has_phrase(caption, "vague")
         ):

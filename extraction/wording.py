@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable, Mapping
 
-from core.lexicon import lexicon, pairs, words_of
+from core.lexicon import lexicon, names, pairs, words_of
+from memories.facets import facets_read
 from memories.text import states_a_fact
 from memories.values import lacks_value, waits_for_value
 
@@ -48,9 +50,11 @@ def third_person(text: str) -> str:
     return text
 
 
-def _agree(rest: str) -> str:
+def _agree(rest: str, *, regular: bool = True) -> str:
     """The words after "I" with their verb in the third person ("really like" is "really
-    likes"; "don't" is "doesn't"); a past tense, a modal or "used to" stays."""
+    likes"; "don't" is "doesn't"); a past tense, a modal or "used to" stays. Without
+    `regular`, only the forms of `verb_forms` change (the words after "User" may already
+    agree: "likes" is not "likeses")."""
     words = rest.split(" ")
     at = 0
     while at < len(words) and words[at].lower() in lexicon("adverbs"):
@@ -62,32 +66,172 @@ def _agree(rest: str) -> str:
     forms = pairs("verb_forms")
     if lowered in forms:
         words[at] = forms[lowered]
-    elif not lowered.endswith("ed") and lowered.isalpha():
+    elif regular and not lowered.endswith("ed") and lowered.isalpha():
         words[at] = _third_singular(verb)
     return " ".join(words)
 
 
 def _third_singular(verb: str) -> str:
-    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+    """The regular third person of a verb: "-es" after a hiss ("washes", "fixes"), "-ies"
+    after a consonant's "y" ("flies"); the verbs that do otherwise ("goes", "quizzes") and the
+    base forms that end in "ed" ("feeds") are in `verb_forms`."""
+    if verb.endswith(("s", "sh", "ch", "x", "z")):
         return verb + "es"
     if len(verb) > 2 and verb.endswith("y") and verb[-2] not in "aeiou":
         return verb[:-1] + "ies"
     return verb + "s"
 
 
-def tidy_caption(caption: str) -> str:
+# What may stand at a caption's end around its last word: marks and dashes.
+_ENDS = " ,;:-.!?\u2013\u2014"
+
+
+def tidy_caption(caption: str, written: Mapping[str, str] | None = None) -> str:
     """The caption up to where its fact ends and chat goes on (a lexicon of clause breaks),
-    when what comes before is a statement of its own."""
+    when what comes before is a statement of its own; without the chat around the fact
+    (`_without_debris`), with its verb agreeing with "User" and the names of people and places
+    capitalised (`names_capitalised`, `written`: the user's own capitals)."""
     lowered = caption.lower()
     cut = len(caption)
     for phrase in lexicon("clause_breaks"):
         pattern = re.escape(phrase) if phrase.startswith(",") else rf"\s{re.escape(phrase)}\b"
         match = re.search(pattern, lowered)
         if match and match.start() < cut:
-            head = caption[: match.start()].rstrip(" ,;:-")
+            head = caption[: match.start()].rstrip(_ENDS)
             if len(head.split()) >= 3 and states_a_fact(head) and not lacks_value(head):
                 cut = match.start()
-    return _without_hedges(caption[:cut].rstrip(" ,;:-.!"))
+    caption = _without_debris(_without_hedges(caption[:cut].rstrip(_ENDS)))
+    return names_capitalised(_agreed(caption), written)
+
+
+def _without_debris(caption: str) -> str:
+    """The caption without the chat around its fact: the emoticons of a lexicon wherever they
+    stand ("User broke up :("), and at its end the words of `chat_debris` ("User smokes tho",
+    "User is lactose intolerant too"), which say how the user talks or echo another fact.
+    "User" and its verb always stay."""
+    emoticons = lexicon("emoticons")
+    words = [word for word in caption.split() if word.lower() not in emoticons]
+    debris = lexicon("chat_debris")
+    while len(words) > 2:
+        words[-1] = words[-1].rstrip(_ENDS)
+        if not words[-1]:
+            words.pop()
+        elif len(words) > 3 and " ".join(words[-2:]).lower() in debris:
+            del words[-2:]  # "as well", "for real"
+        elif words[-1].lower() in debris:
+            words.pop()
+        else:
+            break
+    return " ".join(words).rstrip(_ENDS)
+
+
+def text_tidied(text: str, written: Mapping[str, str] | None = None) -> str:
+    """A full text as its caption is tidied, sentence by sentence: without the chat around
+    its facts ("User smokes tho. They want to quit lol." is "User smokes. They want to
+    quit."), its verbs agreeing, its names capitalised."""
+    sentences = [
+        names_capitalised(_agreed(_without_debris(sentence)), written)
+        for sentence in re.split(r"(?<=[.!?])\s+", text.strip())
+    ]
+    return " ".join(f"{s}." if s and s[-1] not in ".!?" else s for s in sentences if s)
+
+
+def _agreed(caption: str) -> str:
+    """A caption whose verb after "User" is in the first person ("User are vegetarian",
+    "User have two cats", a model's slip) with the third-person form of `verb_forms`."""
+    words = caption.split(" ")
+    if words[0] != "User":
+        return caption
+    if len(words) == 1:
+        return caption
+    return " ".join([words[0], _agree(" ".join(words[1:]), regular=False)])
+
+
+def passing(caption: str) -> bool:
+    """Whether a caption records a passing state: one of `passing_states` ("is sick"), or a
+    time of `passing_times` ("since tuesday", "this week") unless the caption announces a
+    change the registry reads ("User moved to Leeds this week")."""
+    if _holds(caption, "passing_states"):
+        return True
+    return _holds(caption, "passing_times") and not any(
+        facet.change for facet in facets_read(caption)
+    )
+
+
+def _holds(text: str, name: str) -> bool:
+    padded = f" {' '.join(words_of(text))} "
+    return any(f" {phrase} " in padded for phrase in lexicon(name))
+
+
+# A word as the caption writes it: letters of any script, inner apostrophes and hyphens.
+_WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
+_LONGEST_PLACE = 4
+
+
+def names_capitalised(caption: str, written: Mapping[str, str] | None = None) -> str:
+    """The caption with the people and places the user named capitalised, as data or the user
+    says: a name the user wrote with a capital (`written`), a given name (`given_names`) after
+    one of `people` or a naming word ("User's sister anna", "a greyhound called luna"), a place
+    (`place_names`) after a word that says a place comes ("a nurse in turin", "moved to new
+    york"). Nothing is capitalised for its shape."""
+    spans = list(_WORD.finditer(caption))
+    keys = [m.group(0).lower().replace("\u2019", "'").removesuffix("'s") for m in spans]
+    found: dict[int, str] = {}
+    at = 1
+    while at < len(spans):
+        size, form = _name_at(keys, at, found, written or {})
+        for offset, part in enumerate(form.split(" ") if form else []):
+            found[at + offset] = part
+        at += max(size, 1)
+    out, last = [], 0
+    for index, written_as in sorted(found.items()):
+        match = spans[index]
+        out += [caption[last : match.start()], written_as, match.group(0)[len(written_as) :]]
+        last = match.end()
+    return "".join(out) + caption[last:]
+
+
+def _name_at(
+    keys: list[str], at: int, found: dict[int, str], written: Mapping[str, str]
+) -> tuple[int, str]:
+    """How many words from `at` name a person or place, and their written form."""
+    before = keys[at - 1]
+    if before in lexicon("place_words"):
+        places = names("place_names")
+        for size in range(min(_LONGEST_PLACE, len(keys) - at), 0, -1):
+            phrase = " ".join(keys[at : at + size])
+            if phrase in places:
+                return size, places[phrase]
+    if keys[at] in written:
+        return 1, written[keys[at]]
+    naming = (
+        before in lexicon("people")
+        or before in lexicon("naming_words")
+        or " ".join(keys[max(0, at - 2) : at]) in lexicon("naming_words")
+        or (before in {"and", "&"} and at - 2 in found)  # "kids tom and anna"
+        or (keys[:2] == ["user", "is"] and at == 2 == len(keys) - 1)  # "User is marco"
+    )
+    given = names("given_names")
+    if naming and keys[at] in given:
+        return 1, given[keys[at]]
+    return 1, ""
+
+
+def names_written(texts: Iterable[str]) -> dict[str, str]:
+    """The words the user wrote with a capital where no sentence begins ("my sister Anna"):
+    lower-cased, to the form they wrote. "I" and its forms aside; a word in capitals
+    throughout is shouting, not a name."""
+    found: dict[str, str] = {}
+    for text in texts:
+        for match in _WORD.finditer(text):
+            word = match.group(0).replace("\u2019", "'").removesuffix("'s")
+            before = text[: match.start()].rstrip()
+            if not word[:1].isupper() or not before or before[-1] in ".!?:\n":
+                continue
+            if word.lower() in lexicon("first_person") or (word.isupper() and len(word) > 1):
+                continue
+            found.setdefault(word.lower(), word)
+    return found
 
 
 def _without_hedges(caption: str) -> str:
