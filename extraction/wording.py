@@ -126,14 +126,19 @@ def _without_debris(caption: str) -> str:
 
 
 def text_tidied(text: str, written: Mapping[str, str] | None = None) -> str:
-    """A full text as its caption is tidied, sentence by sentence: without the chat around
-    its facts ("User smokes tho. They want to quit lol." is "User smokes. They want to
-    quit."), its verbs agreeing, its names capitalised."""
-    sentences = [
-        names_capitalised(_agreed(_without_debris(sentence)), written)
-        for sentence in re.split(r"(?<=[.!?])\s+", text.strip())
-    ]
-    return " ".join(f"{s}." if s and s[-1] not in ".!?" else s for s in sentences if s)
+    """A full text as its caption is tidied, sentence by sentence, each keeping its own end
+    and the space after it: without the chat around its facts ("User smokes tho. They want to
+    quit lol!" is "User smokes. They want to quit!"), its verbs agreeing, its names
+    capitalised."""
+    out = []
+    for part in re.split(r"(?<=[.!?])(\s+)", text.strip()):
+        if not part or part.isspace():
+            out.append(part)
+            continue
+        mark = part[-1] if part[-1] in ".!?" else ""
+        tidied = names_capitalised(_agreed(_without_debris(part)), written)
+        out.append(f"{tidied}{mark}" if tidied else "")
+    return "".join(out).strip()
 
 
 def _agreed(caption: str) -> str:

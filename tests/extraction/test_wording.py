@@ -39,8 +39,10 @@ def test_chat_debris_is_dropped_from_a_captions_end(caption, tidied):
 
 def test_a_full_text_loses_the_debris_of_each_sentence():
     assert text_tidied("User smokes tho. They want to quit lol!") == (
-        "User smokes. They want to quit."
+        "User smokes. They want to quit!"
     )
+    assert text_tidied("User lives in Berlin, Germany") == "User lives in Berlin, Germany"
+    assert text_tidied("User is vegan too.\nSince 2019.") == "User is vegan.\nSince 2019."
 
 
 @pytest.mark.parametrize(
