@@ -223,20 +223,22 @@ def _name_at(
 
 
 def names_written(texts: Iterable[str]) -> dict[str, str]:
-    """The words the user wrote with a capital where no sentence begins ("my sister Anna"):
-    lower-cased, to the form they wrote. "I" and its forms aside; a word in capitals
+    """The words the user wrote with a capital where no sentence begins ("my sister Anna"),
+    and never in lower case ("Apple" is not a name in "I work at Apple and eat an apple a
+    day"): lower-cased, to the form they wrote. "I" and its forms aside; a word in capitals
     throughout is shouting, not a name."""
     found: dict[str, str] = {}
+    lowered: set[str] = set()
     for text in texts:
         for match in _WORD.finditer(text):
             word = match.group(0).replace("\u2019", "'").removesuffix("'s")
             before = text[: match.start()].rstrip()
-            if not word[:1].isupper() or not before or before[-1] in ".!?:\n":
-                continue
-            if word.lower() in lexicon("first_person") or (word.isupper() and len(word) > 1):
-                continue
-            found.setdefault(word.lower(), word)
-    return found
+            if not word[:1].isupper():
+                lowered.add(word.lower())
+            elif before and before[-1] not in ".!?:\n" and not word.isupper():
+                if word.lower() not in lexicon("first_person"):
+                    found.setdefault(word.lower(), word)
+    return {key: word for key, word in found.items() if key not in lowered}
 
 
 def _without_hedges(caption: str) -> str:

@@ -110,7 +110,10 @@ def test_a_person_or_place_keeps_its_capital_where_the_data_says_so(caption, nam
 
 
 def test_the_users_own_capitals_are_kept():
-    written = names_written(["Met my partner Jo in Cardiff. Anyway i'm a Barista now", "I'm 34"])
+    written = names_written(
+        ["Met my partner Jo in Cardiff. Anyway i'm a Barista now", "I'm 34", "I work at Apple"]
+        + ["an apple a day, BEST DAY EVER"]
+    )
 
     assert written == {"jo": "Jo", "cardiff": "Cardiff", "barista": "Barista"}
     assert names_capitalised("User's partner jo lives in cardiff", written) == (
