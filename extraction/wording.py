@@ -109,8 +109,8 @@ def _without_debris(caption: str) -> str:
     stand ("User broke up :("), and at its end the words of `chat_debris` ("User smokes tho",
     "User is lactose intolerant too"), which say how the user talks or echo another fact.
     "User" and its verb always stay."""
-    emoticons = lexicon("emoticons")
-    words = [word for word in caption.split() if word.lower() not in emoticons]
+    words = [_unglued(word) for word in caption.split()]
+    words = [word for word in words if word.lower() not in lexicon("emoticons")]
     debris = lexicon("chat_debris")
     while len(words) > 2:
         words[-1] = words[-1].rstrip(_ENDS)
@@ -123,6 +123,16 @@ def _without_debris(caption: str) -> str:
         else:
             break
     return " ".join(words).rstrip(_ENDS)
+
+
+def _unglued(word: str) -> str:
+    """A word without the emoticon typed onto its end ("cats:)" is "cats")."""
+    lowered = word.lower()
+    for emoticon in lexicon("emoticons"):
+        head = word[: -len(emoticon)]
+        if not emoticon[0].isalnum() and lowered.endswith(emoticon) and head[-1:].isalnum():
+            return head
+    return word
 
 
 def text_tidied(text: str, written: Mapping[str, str] | None = None) -> str:
@@ -235,9 +245,13 @@ def names_written(texts: Iterable[str]) -> dict[str, str]:
             before = text[: match.start()].rstrip()
             if not word[:1].isupper():
                 lowered.add(word.lower())
-            elif before and before[-1] not in ".!?:\n" and not word.isupper():
-                if word.lower() not in lexicon("first_person"):
-                    found.setdefault(word.lower(), word)
+            elif (
+                before
+                and before[-1] not in ".!?:\n"
+                and not word.isupper()
+                and word.lower() not in lexicon("first_person")
+            ):
+                found.setdefault(word.lower(), word)
     return {key: word for key, word in found.items() if key not in lowered}
 
 

@@ -145,3 +145,13 @@ def test_on_the_llm_path_the_models_captions_are_cleaned_the_same_way(api, llm_s
         "User works as a full-time carer",
         "User's sister Anna is a nurse in Turin",
     ]
+
+
+def test_on_the_llm_path_a_name_keeps_the_capital_the_user_gave_it(api, llm_settings):
+    llm = ScriptedLLM(llm_settings)
+    # Neither name is in the lists kept as data: the user's own capitals say so.
+    llm.learn("bakery", fact("User's partner sunniva runs a bakery in tromsø"))
+
+    stored = extract(api, "my partner Sunniva runs a bakery in Tromsø, i help out on saturdays")
+
+    assert "User's partner Sunniva runs a bakery in Tromsø" in stored
