@@ -152,14 +152,29 @@ def text_tidied(text: str, written: Mapping[str, str] | None = None) -> str:
 
 
 def _agreed(caption: str) -> str:
-    """A caption whose verb after "User" is in the first person ("User are vegetarian",
-    "User have two cats", a model's slip) with the third-person form of `verb_forms`."""
+    """A caption whose verb after "User", or after one of the user's people named in the
+    singular, is in the first person or plural ("User are vegetarian", "User's brother have a
+    band", a model's or a typist's slip) with the third-person form of `verb_forms`."""
     words = caption.split(" ")
-    if words[0] != "User":
+    at = 1 if words[0] == "User" else _after_person(words)
+    if not at or at >= len(words):
         return caption
-    if len(words) == 1:
-        return caption
-    return " ".join([words[0], _agree(" ".join(words[1:]), regular=False)])
+    return " ".join([*words[:at], _agree(" ".join(words[at:]), regular=False)])
+
+
+def _after_person(words: list[str]) -> int:
+    """Where the verb may stand after "User's <person> [name]", for one person ("brother",
+    "best friend"; not "kids"); 0 for any other caption."""
+    if words[0] not in {"User's", "User\u2019s"}:
+        return 0
+    for size in (2, 1):
+        person = " ".join(words[1 : 1 + size]).lower()
+        if person in lexicon("people") and person not in lexicon("people_plural"):
+            at = 1 + size
+            name = words[at].lower() if at < len(words) else ""
+            named = name in names("given_names") or words[at][:1].isupper() if name else False
+            return at + 1 if named and name not in pairs("verb_forms") else at
+    return 0
 
 
 def passing(caption: str) -> bool:

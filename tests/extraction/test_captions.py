@@ -73,6 +73,7 @@ def test_a_word_is_never_cut_at_its_hyphen(api, offline, said, stored):
         ("i breed cocker spaniels", ["User breeds cocker spaniels"]),
         ("i fly drones on weekends", ["User flies drones on weekends"]),
         ("i feed the stray cats on my street", ["User feeds the stray cats on their street"]),
+        ("my dad have a allotment", ["User's dad has a allotment"]),
     ],
 )  # fmt: skip
 def test_the_verb_agrees_with_user(api, offline, said, stored):

@@ -79,6 +79,10 @@ def test_the_verb_after_i_agrees_by_a_closed_table_and_the_regular_rules(text, t
         ("User have two cats", "User has two cats"),
         ("User do pilates", "User does pilates"),
         ("User really go hiking a lot", "User really goes hiking a lot"),
+        ("User's brother have a band", "User's brother has a band"),
+        ("User's best friend sam are a chef", "User's best friend Sam is a chef"),
+        ("User's kids are 4 and 7", "User's kids are 4 and 7"),
+        ("User's mum and dad are retired", "User's mum and dad are retired"),
         # A verb that agrees already is left alone: no rule guesses from an ending.
         ("User likes jazz", "User likes jazz"),
         ("User misses Leeds", "User misses Leeds"),
