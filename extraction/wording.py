@@ -57,8 +57,13 @@ def _agree(rest: str, *, regular: bool = True) -> str:
     agree: "likes" is not "likeses")."""
     words = rest.split(" ")
     at = 0
-    while at < len(words) and words[at].lower() in lexicon("adverbs"):
-        at += 1
+    while at < len(words):  # "really", "pretty much"
+        if " ".join(words[at : at + 2]).lower() in lexicon("adverbs"):
+            at += 2
+        elif words[at].lower() in lexicon("adverbs"):
+            at += 1
+        else:
+            break
     if at == len(words):
         return rest
     verb = words[at]
