@@ -276,7 +276,13 @@ def _resolved(part: str, person: str) -> str:
 
 
 def _caption(part: str) -> str:
-    return _IS.sub(r"\1 is", tidy_caption(third_person(part)))
+    caption = tidy_caption(third_person(part))
+    match = _IS.match(caption)
+    # "my partner's parents live in Cork": the 's before one of the user's people is theirs.
+    after = words_of(caption[match.end() :])[:1] if match else []
+    if not match or (after and after[0].removesuffix("'s") in lexicon("people")):
+        return caption
+    return _IS.sub(r"\1 is", caption)
 
 
 def _announces_change(part: str) -> bool:

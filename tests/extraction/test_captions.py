@@ -74,6 +74,9 @@ def test_a_word_is_never_cut_at_its_hyphen(api, offline, said, stored):
         ("i fly drones on weekends", ["User flies drones on weekends"]),
         ("i feed the stray cats on my street", ["User feeds the stray cats on their street"]),
         ("my dad have a allotment", ["User's dad has a allotment"]),
+        # A possessive before one of the user's people is not "is".
+        ("my partner's parents live in cork", ["User's partner's parents live in cork"]),
+        ("my wife's sister runs a bakery", ["User's wife's sister runs a bakery"]),
     ],
 )  # fmt: skip
 def test_the_verb_agrees_with_user(api, offline, said, stored):

@@ -66,6 +66,8 @@ def test_a_full_text_loses_the_debris_of_each_sentence():
         ("i flew planes in the air force", "User flew planes in the air force"),
         ("I worked in a bank", "User worked in a bank"),
         ("i didnt finish uni", "User didn't finish uni"),
+        ("i occasionally smoke", "User occasionally smokes"),
+        ("i pretty much live at the gym", "User pretty much lives at the gym"),
     ],
 )  # fmt: skip
 def test_the_verb_after_i_agrees_by_a_closed_table_and_the_regular_rules(text, third):
