@@ -36,6 +36,7 @@ from extraction.wording import (
     text_tidied,
     third_person,
     tidy_caption,
+    verb_agreed,
 )
 from memories.facets import facets_read
 from memories.facets import read as read_facets
@@ -273,6 +274,9 @@ class Evidence:
     withdrawn: tuple[str, ...] = ()
     # The words the user wrote with a capital ("Anna"): a caption keeps their capital.
     written: tuple[tuple[str, str], ...] = ()
+    # The parts of the user's hyphenated words they never wrote alone ("full" of "full-time"):
+    # a caption with one has cut a word at its hyphen ("User is a full").
+    cut: frozenset[str] = frozenset()
 
     def __contains__(self, stem: str) -> bool:
         return stem in self.stems
@@ -295,7 +299,9 @@ def user_evidence(messages: Iterable[dict]) -> Evidence:
                 relations.append((match.group(2), relation))
     personal = any(_personal(clause) for clause in statements)
     written = tuple(names_written(statements).items())
-    return Evidence(stems, negative, tuple(relations), personal, tuple(withdrawn), written)
+    said = {word for clause in statements for word in words_of(clause)}
+    cut = frozenset(part for word in said if "-" in word for part in word.split("-")) - said
+    return Evidence(stems, negative, tuple(relations), personal, tuple(withdrawn), written, cut)
 
 
 def _personal(clause: str) -> bool:
@@ -371,6 +377,7 @@ def _repaired_caption(candidate: Candidate, evidence: Evidence) -> tuple[str, st
         caption = _theirs(caption, evidence) or caption
     if _first_person(caption):
         caption = third_person(caption)
+    caption = verb_agreed(caption)  # "User go climbing" says a fact once its verb agrees
     if (
         not _about_user(caption)
         or not states_a_fact(caption)
@@ -420,6 +427,8 @@ def ground(candidate: Candidate, evidence: Evidence) -> Grounded:
     caption = tidy_caption(caption, dict(evidence.written))
     if has_phrase(caption, "not_durable") or passing(caption):
         return Grounded(None, "not_durable")
+    if set(words_of(caption)) & evidence.cut:
+        return Grounded(None, "ungrounded")  # a word cut at its hyphen is not what was said
     content = [w for w in words_of(caption) if w not in lexicon("generic_words") and len(w) > 1]
     said = [w for w in content if _stem(w) in evidence]
     # Every name must be the user's (the prompt's "Rex" is not); the rest mostly.

@@ -106,7 +106,7 @@ def tidy_caption(caption: str, written: Mapping[str, str] | None = None) -> str:
             if len(head.split()) >= 3 and states_a_fact(head) and not lacks_value(head):
                 cut = match.start()
     caption = _without_debris(_without_hedges(caption[:cut].rstrip(_ENDS)))
-    return names_capitalised(_agreed(caption), written)
+    return names_capitalised(verb_agreed(caption), written)
 
 
 def _without_debris(caption: str) -> str:
@@ -151,12 +151,12 @@ def text_tidied(text: str, written: Mapping[str, str] | None = None) -> str:
             out.append(part)
             continue
         mark = part[-1] if part[-1] in ".!?" else ""
-        tidied = names_capitalised(_agreed(_without_debris(part)), written)
+        tidied = names_capitalised(verb_agreed(_without_debris(part)), written)
         out.append(f"{tidied}{mark}" if tidied else "")
     return "".join(out).strip()
 
 
-def _agreed(caption: str) -> str:
+def verb_agreed(caption: str) -> str:
     """A caption whose verb after "User", or after one of the user's people named in the
     singular, is in the first person or plural ("User are vegetarian", "User's brother have a
     band", a model's or a typist's slip) with the third-person form of `verb_forms`."""

@@ -134,21 +134,25 @@ def test_on_the_llm_path_the_models_captions_are_cleaned_the_same_way(api, llm_s
         fact("User are lactose intolerant too"),
         fact("User's sister anna is a nurse in Turin"),
         fact("User's knee has been sore since tuesday"),
-        fact("User works as a full-time carer"),
+        fact("User is a full"),  # cut at the hyphen of "full-time"
+        fact("User go bouldering every sunday lol"),
     )
 
     stored = extract(
         api,
         "i smoke tho and im lactose intolerant too. my sister Anna is a nurse in turin. "
-        "i work as a full-time carer. my knee has been sore since tuesday",
+        "i work as a full-time carer. my knee has been sore since tuesday. "
+        "i go bouldering every sunday lol",
     )
 
-    assert sorted(stored) == [
+    assert "User is a full" not in stored
+    assert {
         "User is lactose intolerant",
         "User smokes",
-        "User works as a full-time carer",
+        "User goes bouldering every sunday",
         "User's sister Anna is a nurse in Turin",
-    ]
+    } <= set(stored)
+    assert not any("tho" in caption or "sore" in caption for caption in stored)
 
 
 def test_on_the_llm_path_a_name_keeps_the_capital_the_user_gave_it(api, llm_settings):
