@@ -30,6 +30,7 @@ from core.lexicon import lexicon, words_of
 from extraction.candidates import Candidate
 from extraction.judge import Relation, compare
 from extraction.wording import (
+    hyphen_parts,
     names_written,
     passing,
     symbols_read,
@@ -298,9 +299,7 @@ def user_evidence(messages: Iterable[dict]) -> Evidence:
             if relation in lexicon("people"):
                 relations.append((match.group(2), relation))
     personal = any(_personal(clause) for clause in statements)
-    written = tuple(names_written(statements).items())
-    said = {word for clause in statements for word in words_of(clause)}
-    cut = frozenset(part for word in said if "-" in word for part in word.split("-")) - said
+    written, cut = tuple(names_written(statements).items()), hyphen_parts(statements)
     return Evidence(stems, negative, tuple(relations), personal, tuple(withdrawn), written, cut)
 
 

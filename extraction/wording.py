@@ -275,6 +275,13 @@ def names_written(texts: Iterable[str]) -> dict[str, str]:
     return {key: word for key, word in found.items() if key not in lowered}
 
 
+def hyphen_parts(texts: Iterable[str]) -> frozenset[str]:
+    """The parts of the hyphenated words of `texts` that they never hold alone ("full" and
+    "time" of "a full-time carer"): a caption with one has cut a word at its hyphen."""
+    said = {word for text in texts for word in words_of(text)}
+    return frozenset(part for word in said if "-" in word for part in word.split("-")) - said
+
+
 def _without_hedges(caption: str) -> str:
     """The caption without the chat hedges of a lexicon ("like 50k a week" is "50k a week");
     "like" goes only before a number, where it cannot be the verb."""

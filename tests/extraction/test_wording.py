@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from extraction.wording import (
+    hyphen_parts,
     names_capitalised,
     names_written,
     passing,
@@ -142,3 +143,9 @@ def test_the_users_own_capitals_are_kept():
 )
 def test_a_passing_state_is_told_by_its_time(caption, passes):
     assert passing(caption) is passes
+
+
+def test_the_parts_of_a_hyphenated_word_the_user_never_wrote_alone_are_known():
+    said = ["i'm a full-time carer", "x-ray was fine, all the time"]
+
+    assert hyphen_parts(said) == {"full", "x", "ray"}
