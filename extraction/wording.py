@@ -115,26 +115,34 @@ def _without_debris(caption: str) -> str:
     "User is lactose intolerant too"), which say how the user talks or echo another fact.
     "User" and its verb always stay."""
     words = [_unglued(word) for word in caption.split()]
-    words = [word for word in words if word.lower() not in lexicon("emoticons")]
-    debris = lexicon("chat_debris")
+    words = [word for word in words if not _in(word, "emoticons")]
     while len(words) > 2:
         words[-1] = words[-1].rstrip(_ENDS)
         if not words[-1]:
             words.pop()
-        elif len(words) > 3 and " ".join(words[-2:]).lower() in debris:
+        elif len(words) > 3 and _in(" ".join(words[-2:]), "chat_debris"):
             del words[-2:]  # "as well", "for real"
-        elif words[-1].lower() in debris:
+        elif _in(words[-1], "chat_debris"):
             words.pop()
         else:
             break
     return " ".join(words).rstrip(_ENDS)
 
 
-def _unglued(word: str) -> str:
-    """A word without the emoticon typed onto its end ("cats:)" is "cats")."""
+def _in(word: str, name: str) -> bool:
+    """Whether a word is in lexicon `name` as typed, or with the letter it repeats at its end
+    typed once or twice (":((" is ":(", "lolll" is "lol", "tooo" is "too")."""
     lowered = word.lower()
+    once, twice = (re.sub(r"(.)\1+$", repeat, lowered) for repeat in (r"\1", r"\1\1"))
+    return bool({lowered, once, twice} & lexicon(name))
+
+
+def _unglued(word: str) -> str:
+    """A word without the emoticon typed onto its end ("cats:)" is "cats", "up:((" is
+    "up")."""
+    lowered = re.sub(r"(\W)\1+$", r"\1", word.lower())
     for emoticon in lexicon("emoticons"):
-        head = word[: -len(emoticon)]
+        head = word[: len(lowered) - len(emoticon)]
         if not emoticon[0].isalnum() and lowered.endswith(emoticon) and head[-1:].isalnum():
             return head
     return word

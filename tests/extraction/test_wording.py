@@ -28,6 +28,9 @@ from extraction.wording import (
         ("User's dad is a plumber ngl :/", "User's dad is a plumber"),
         ("User broke up :( last month", "User broke up last month"),
         ("User loves cats:) and dogs", "User loves cats and dogs"),
+        ("User broke up :((", "User broke up"),
+        ("User is vegan tooo lolll", "User is vegan"),
+        ("User's nan is 90 xx", "User's nan is 90"),
         ("User's mum is 90 <3", "User's mum is 90"),
         ("User doesn't drink either, haha", "User doesn't drink"),
         # Inside the caption, the same words say something and stay.
