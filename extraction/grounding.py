@@ -96,9 +96,10 @@ def has_phrase(text: str, name: str) -> bool:
 
 
 # A clause ends at a sentence mark, a comma or a dash ("my wife Anna — sorry, Ana").
-# An initial's full stop ("the U.S.") ends nothing, nor a hyphen inside a word ("full-time").
+# An initial's full stop ("the U.S.") ends nothing, nor a hyphen or an en dash between two
+# letters or digits ("full-time", a "9 to 5" written with an en dash): a spaced dash does.
 _CLAUSE = re.compile(
-    r"(?:\b[A-Z]\.|[^.!?;,\n\u2013\u2014-]|(?<=\w)-(?=\w))+(?:[.!?;,\n\u2013\u2014-]+|$)"
+    r"(?:\b[A-Z]\.|[^.!?;,\n\u2013\u2014-]|(?<=\w)[-\u2013](?=\w))+(?:[.!?;,\n\u2013\u2014-]+|$)"
 )
 
 

@@ -58,6 +58,7 @@ def test_chat_debris_is_not_stored(api, offline, said, stored):
         ("im self-employed", ["User is self-employed"]),
         ("my wife is a co-founder of a bakery", ["User's wife is a co-founder of a bakery"]),
         ("i ride an e-bike to work", ["User rides an e-bike to work"]),
+        ("i work 9\u20135 at a bank", ["User works 9\u20135 at a bank"]),
         # A spaced dash still ends a clause.
         ("im a nurse - love it tho", ["User is a nurse", "User loves it"]),
     ],
