@@ -48,3 +48,9 @@ def words_of(text: str) -> list[str]:
     """The lower-cased words of `text`, in any script, with inner apostrophes and hyphens:
     the one tokeniser of the readers, the grounding check and the judge."""
     return _WORD.findall(text.lower().replace("\u2019", "'"))
+
+
+def word_spans(text: str) -> list[re.Match]:
+    """The words of `text` as `words_of` reads them, where they stand, as written: for a
+    rewrite that keeps the rest of the text ("in turin," is "in Turin,")."""
+    return list(_WORD.finditer(text))

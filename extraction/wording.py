@@ -8,7 +8,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 
-from core.lexicon import lexicon, names, pairs, words_of
+from core.lexicon import lexicon, names, pairs, word_spans, words_of
 from memories.facets import facets_read
 from memories.text import states_a_fact
 from memories.values import lacks_value, waits_for_value
@@ -206,8 +206,6 @@ def _holds(text: str, name: str) -> bool:
     return any(f" {phrase} " in padded for phrase in lexicon(name))
 
 
-# A word as the caption writes it: letters of any script, inner apostrophes and hyphens.
-_WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
 _LONGEST_PLACE = 4
 
 
@@ -217,7 +215,7 @@ def names_capitalised(caption: str, written: Mapping[str, str] | None = None) ->
     one of `people` or a naming word ("User's sister anna", "a greyhound called luna"), a place
     (`place_names`) after a word that says a place comes ("a nurse in turin", "moved to new
     york"). Nothing is capitalised for its shape."""
-    spans = list(_WORD.finditer(caption))
+    spans = word_spans(caption)
     keys = [m.group(0).lower().replace("\u2019", "'").removesuffix("'s") for m in spans]
     found: dict[int, str] = {}
     at = 1
@@ -268,7 +266,7 @@ def names_written(texts: Iterable[str]) -> dict[str, str]:
     found: dict[str, str] = {}
     lowered: set[str] = set()
     for text in texts:
-        for match in _WORD.finditer(text):
+        for match in word_spans(text):
             word = match.group(0).replace("\u2019", "'").removesuffix("'s")
             before = text[: match.start()].rstrip()
             if not word[:1].isupper():
