@@ -170,24 +170,27 @@ def verb_agreed(caption: str) -> str:
     band", a model's or a typist's slip) with the third-person form of `verb_forms`."""
     words = caption.split(" ")
     at = 1 if words[0] == "User" else _after_person(words)
-    if not at or at >= len(words):
+    if at is None or at >= len(words):
         return caption
     return " ".join([*words[:at], _agree(" ".join(words[at:]), regular=False)])
 
 
-def _after_person(words: list[str]) -> int:
+def _after_person(words: list[str]) -> int | None:
     """Where the verb may stand after "User's <person> [name]", for one person ("brother",
-    "best friend"; not "kids"); 0 for any other caption."""
+    "best friend"; not "kids"); None for any other caption."""
     if words[0] not in {"User's", "User\u2019s"}:
-        return 0
+        return None
     for size in (2, 1):
         person = " ".join(words[1 : 1 + size]).lower()
         if person in lexicon("people") and person not in lexicon("people_plural"):
             at = 1 + size
-            name = words[at].lower() if at < len(words) else ""
-            named = name in names("given_names") or words[at][:1].isupper() if name else False
+            if at == len(words):
+                return at
+            # A name the data or the user's capital says ("User's gf priya are ...").
+            name = words[at].lower()
+            named = name in names("given_names") or words[at][:1].isupper()
             return at + 1 if named and name not in pairs("verb_forms") else at
-    return 0
+    return None
 
 
 def passing(caption: str) -> bool:
@@ -220,10 +223,10 @@ def names_capitalised(caption: str, written: Mapping[str, str] | None = None) ->
     found: dict[int, str] = {}
     at = 1
     while at < len(spans):
-        size, form = _name_at(keys, at, found, written or {})
-        for offset, part in enumerate(form.split(" ") if form else []):
+        form = _name_at(keys, at, found, written or {})
+        for offset, part in enumerate(form.split(" ") if form else ()):
             found[at + offset] = part
-        at += max(size, 1)
+        at += len(form.split(" ")) if form else 1
     out, last = [], 0
     for index, written_as in sorted(found.items()):
         match = spans[index]
@@ -234,17 +237,18 @@ def names_capitalised(caption: str, written: Mapping[str, str] | None = None) ->
 
 def _name_at(
     keys: list[str], at: int, found: dict[int, str], written: Mapping[str, str]
-) -> tuple[int, str]:
-    """How many words from `at` name a person or place, and their written form."""
+) -> str | None:
+    """The written form of the person or place the words from `at` name ("New York"), one
+    word for each of theirs; None when they name none."""
     before = keys[at - 1]
     if before in lexicon("place_words"):
         places = names("place_names")
         for size in range(min(_LONGEST_PLACE, len(keys) - at), 0, -1):
             phrase = " ".join(keys[at : at + size])
             if phrase in places:
-                return size, places[phrase]
+                return places[phrase]
     if keys[at] in written:
-        return 1, written[keys[at]]
+        return written[keys[at]]
     naming = (
         before in lexicon("people")
         or before in lexicon("naming_words")
@@ -253,9 +257,7 @@ def _name_at(
         or (keys[:2] == ["user", "is"] and at == 2 == len(keys) - 1)  # "User is marco"
     )
     given = names("given_names")
-    if naming and keys[at] in given:
-        return 1, given[keys[at]]
-    return 1, ""
+    return given[keys[at]] if naming and keys[at] in given else None
 
 
 def names_written(texts: Iterable[str]) -> dict[str, str]:
