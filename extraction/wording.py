@@ -264,11 +264,15 @@ def names_written(texts: Iterable[str]) -> dict[str, str]:
     """The words the user wrote with a capital where no sentence begins ("my sister Anna"),
     and never in lower case ("Apple" is not a name in "I work at Apple and eat an apple a
     day"): lower-cased, to the form they wrote. "I" and its forms aside; a word in capitals
-    throughout is shouting, not a name."""
+    throughout is shouting, and a text with most of its words capitalised is Title Case, not
+    names."""
     found: dict[str, str] = {}
     lowered: set[str] = set()
     for text in texts:
-        for match in word_spans(text):
+        spans = word_spans(text)
+        if len(spans) >= 4 and sum(m.group(0)[:1].isupper() for m in spans) * 2 > len(spans):
+            continue
+        for match in spans:
             word = match.group(0).replace("\u2019", "'").removesuffix("'s")
             before = text[: match.start()].rstrip()
             if not word[:1].isupper():

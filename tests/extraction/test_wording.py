@@ -123,7 +123,8 @@ def test_a_person_or_place_keeps_its_capital_where_the_data_says_so(caption, nam
 
 def test_the_users_own_capitals_are_kept():
     said = ["Met my partner Jo in Cardiff. Anyway i'm a Barista now", "I'm 34"]
-    written = names_written([*said, "I work at Apple", "an apple a day, BEST DAY EVER"])
+    title_case = "I Am A Nurse And I Love Dogs"
+    written = names_written([*said, "I work at Apple", "an apple a day, BEST DAY EVER", title_case])
 
     assert written == {"jo": "Jo", "cardiff": "Cardiff", "barista": "Barista"}
     assert names_capitalised("User's partner jo lives in cardiff", written) == (
