@@ -39,7 +39,7 @@ def offline(settings):
         ("we got divorced last year :(", ["User got divorced last year"]),
         ("im allergic to shellfish too haha", ["User is allergic to shellfish"]),
         ("my brother is a chef as well", ["User's brother is a chef"]),
-        ("i play the drums tbh :)", ["User plays the drums"]),
+        ("i play the drums :)", ["User plays the drums"]),
         ("i dont eat meat either", ["User doesn't eat meat"]),
         # "too" inside a caption says how much, and stays.
         ("im too shy to sing in public", ["User is too shy to sing in public"]),
