@@ -32,7 +32,25 @@ def pairs(name: str) -> dict[str, str]:
     return dict(entry.split(maxsplit=1) for entry in lexicon(name))
 
 
+@cache
+def names(name: str) -> dict[str, str]:
+    """A lexicon of names kept as written (`given_names`, `place_names`): each name, lower-cased,
+    to its written form ("new york" -> "New York")."""
+    written = {}
+    for line in (LEXICONS / f"{name}.txt").read_text(encoding="utf-8").splitlines():
+        entry = line.split("#", 1)[0].strip()
+        if entry:
+            written[entry.lower()] = entry
+    return written
+
+
 def words_of(text: str) -> list[str]:
     """The lower-cased words of `text`, in any script, with inner apostrophes and hyphens:
     the one tokeniser of the readers, the grounding check and the judge."""
     return _WORD.findall(text.lower().replace("\u2019", "'"))
+
+
+def word_spans(text: str) -> list[re.Match]:
+    """The words of `text` as `words_of` reads them, where they stand, as written: for a
+    rewrite that keeps the rest of the text ("in turin," is "in Turin,")."""
+    return list(_WORD.finditer(text))

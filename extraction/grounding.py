@@ -30,7 +30,16 @@ from core.lexicon import lexicon, words_of
 from extraction.candidates import Candidate
 from extraction.chat_forms import apostrophes_restored
 from extraction.judge import Relation, compare
-from extraction.wording import symbols_read, third_person, tidy_caption
+from extraction.wording import (
+    hyphen_parts,
+    names_written,
+    passing,
+    symbols_read,
+    text_tidied,
+    third_person,
+    tidy_caption,
+    verb_agreed,
+)
 from memories.facets import facets_read
 from memories.facets import read as read_facets
 from memories.instructions import before_instruction
@@ -88,10 +97,10 @@ def has_phrase(text: str, name: str) -> bool:
 
 
 # A clause ends at a sentence mark, a comma or a dash ("my wife Anna — sorry, Ana").
-# An initial's full stop ("the U.S.") ends nothing, nor a hyphen inside a word ("full-time":
-# tried before a letter is taken on its own, or "full-" would end the clause).
+# An initial's full stop ("the U.S.") ends nothing, nor a hyphen or an en dash between two
+# letters or digits ("full-time", a "9 to 5" written with an en dash): a spaced dash does.
 _CLAUSE = re.compile(
-    r"(?:\b[A-Z]\.|\w-(?=\w)|[^.!?;,\n\u2013\u2014-])+(?:[.!?;,\n\u2013\u2014-]+|$)"
+    r"(?:\b[A-Z]\.|[^.!?;,\n\u2013\u2014-]|(?<=\w)[-\u2013](?=\w))+(?:[.!?;,\n\u2013\u2014-]+|$)"
 )
 
 
@@ -274,6 +283,11 @@ class Evidence:
     # The statements the user corrected right after ("I live in Hamburg" in "I live in
     # Hamburg. Actually no, Bremen").
     withdrawn: tuple[str, ...] = ()
+    # The words the user wrote with a capital ("Anna"): a caption keeps their capital.
+    written: tuple[tuple[str, str], ...] = ()
+    # The parts of the user's hyphenated words they never wrote alone ("full" of "full-time"):
+    # a caption with one has cut a word at its hyphen ("User is a full").
+    cut: frozenset[str] = frozenset()
 
     def __contains__(self, stem: str) -> bool:
         return stem in self.stems
@@ -295,7 +309,8 @@ def user_evidence(messages: Iterable[dict]) -> Evidence:
             if relation in lexicon("people"):
                 relations.append((match.group(2), relation))
     personal = any(_personal(clause) for clause in statements)
-    return Evidence(stems, negative, tuple(relations), personal, tuple(withdrawn))
+    written, cut = tuple(names_written(statements).items()), hyphen_parts(statements)
+    return Evidence(stems, negative, tuple(relations), personal, tuple(withdrawn), written, cut)
 
 
 def _personal(clause: str) -> bool:
@@ -371,6 +386,7 @@ def _repaired_caption(candidate: Candidate, evidence: Evidence) -> tuple[str, st
         caption = _theirs(caption, evidence) or caption
     if _first_person(caption):
         caption = third_person(caption)
+    caption = verb_agreed(caption)  # "User go climbing" says a fact once its verb agrees
     if (
         not _about_user(caption)
         or not states_a_fact(caption)
@@ -417,9 +433,11 @@ def ground(candidate: Candidate, evidence: Evidence) -> Grounded:
     caption, reason = _repaired_caption(candidate, evidence)
     if reason:
         return Grounded(None, reason)
-    caption = tidy_caption(caption)
-    if has_phrase(caption, "not_durable") or has_phrase(caption, "passing_states"):
+    caption = tidy_caption(caption, dict(evidence.written))
+    if has_phrase(caption, "not_durable") or passing(caption):
         return Grounded(None, "not_durable")
+    if set(words_of(caption)) & evidence.cut:
+        return Grounded(None, "ungrounded")  # a word cut at its hyphen is not what was said
     content = [w for w in words_of(caption) if w not in lexicon("generic_words") and len(w) > 1]
     said = [w for w in content if _stem(w) in evidence]
     # Every name must be the user's (the prompt's "Rex" is not); the rest mostly.
@@ -435,6 +453,8 @@ def ground(candidate: Candidate, evidence: Evidence) -> Grounded:
     full_text = candidate.full_text
     if _first_person(full_text):
         full_text = third_person(full_text)
+    # The full text without the chat the caption dropped: the facets read both.
+    full_text = text_tidied(full_text, dict(evidence.written))
     return Grounded(replace(candidate, caption=caption, full_text=full_text or caption))
 
 

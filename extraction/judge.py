@@ -100,9 +100,10 @@ def pair_relation(new: Facet, old: Facet) -> Comparison | None:
         same = same or (new.change and not new.positive and new.attribute.startswith(PRACTICE))
         if same or not (new.value and old.value):
             value = old.value or new.value
+            quoted = f" '{value}'" if value else ""  # "does (smok…): yes before, no now"
             return Comparison(
                 Relation.CONTRADICTS,
-                f"{label} '{value}': {'yes' if old.positive else 'no'} before, "
+                f"{label}{quoted}: {'yes' if old.positive else 'no'} before, "
                 f"{'yes' if new.positive else 'no'} now",
                 explicit_update=new.change or not new.positive,
             )

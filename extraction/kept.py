@@ -11,7 +11,7 @@ import re
 from core.lexicon import lexicon, words_of
 from extraction.grounding import has_phrase
 from extraction.people import mention_at
-from extraction.wording import third_person, tidy_caption
+from extraction.wording import passing, third_person, tidy_caption
 from memories.text import CAPTION_MAX_LENGTH, states_a_fact
 from memories.values import lacks_value
 
@@ -24,7 +24,7 @@ def caption_kept(caption: str, *, verb: bool = True) -> bool:
         or (verb and not states_a_fact(caption))
         or lacks_value(caption)
         or has_phrase(caption, "not_durable")
-        or has_phrase(caption, "passing_states")
+        or passing(caption)
         or len(words_of(caption)) < 2
         or has_phrase(caption, "vague")
         or _elliptic(caption)
@@ -70,7 +70,12 @@ _IS = re.compile(r"^(User's \S+?)'s\b(?!\s+(?:a|an|the)?\s*\S+\s+(?:is|are|was)\
 def caption_of(part: str) -> str:
     """A first-person part as the reader's caption ("my dad's a chef" is "User's dad is a
     chef")."""
-    caption = _IS.sub(r"\1 is", tidy_caption(third_person(part)))
+    caption = tidy_caption(third_person(part))
+    match = _IS.match(caption)
+    # "my partner's parents live in Cork": the 's before one of the user's people is theirs.
+    after = words_of(caption[match.end() :])[:1] if match else []
+    if match and not (after and after[0].removesuffix("'s") in lexicon("people")):
+        caption = _IS.sub(r"\1 is", caption)
     if caption.startswith("User ") and not caption.startswith("User and "):
         # The user again inside their own clause ("every app I use") is "they"; inside a
         # clause about someone else it stays, and the caption is not kept (`caption_kept`).

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable, Mapping
 
-from core.lexicon import lexicon, pairs, words_of
+from core.lexicon import lexicon, names, pairs, word_spans, words_of
+from memories.facets import facets_read
 from memories.text import states_a_fact
 from memories.values import lacks_value, waits_for_value
 
@@ -48,13 +50,20 @@ def third_person(text: str) -> str:
     return text
 
 
-def _agree(rest: str) -> str:
+def _agree(rest: str, *, regular: bool = True) -> str:
     """The words after "I" with their verb in the third person ("really like" is "really
-    likes"; "don't" is "doesn't"); a past tense, a modal or "used to" stays."""
+    likes"; "don't" is "doesn't"); a past tense, a modal or "used to" stays. Without
+    `regular`, only the forms of `verb_forms` change (the words after "User" may already
+    agree: "likes" is not "likeses")."""
     words = rest.split(" ")
     at = 0
-    while at < len(words) and words[at].lower() in lexicon("adverbs"):
-        at += 1
+    while at < len(words):  # "really", "pretty much"
+        if " ".join(words[at : at + 2]).lower() in lexicon("adverbs"):
+            at += 2
+        elif words[at].lower() in lexicon("adverbs"):
+            at += 1
+        else:
+            break
     if at == len(words):
         return rest
     verb = words[at]
@@ -62,32 +71,227 @@ def _agree(rest: str) -> str:
     forms = pairs("verb_forms")
     if lowered in forms:
         words[at] = forms[lowered]
-    elif not lowered.endswith("ed") and lowered.isalpha():
+    elif regular and not lowered.endswith("ed") and lowered.isalpha():
         words[at] = _third_singular(verb)
     return " ".join(words)
 
 
 def _third_singular(verb: str) -> str:
-    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+    """The regular third person of a verb: "-es" after a hiss ("washes", "fixes"), "-ies"
+    after a consonant's "y" ("flies"); the verbs that do otherwise ("goes", "quizzes") and the
+    base forms that end in "ed" ("feeds") are in `verb_forms`."""
+    if verb.endswith(("s", "sh", "ch", "x", "z")):
         return verb + "es"
     if len(verb) > 2 and verb.endswith("y") and verb[-2] not in "aeiou":
         return verb[:-1] + "ies"
     return verb + "s"
 
 
-def tidy_caption(caption: str) -> str:
+# What may stand at a caption's end around its last word: marks and dashes.
+_ENDS = " ,;:-.!?\u2013\u2014"
+
+
+def tidy_caption(caption: str, written: Mapping[str, str] | None = None) -> str:
     """The caption up to where its fact ends and chat goes on (a lexicon of clause breaks),
-    when what comes before is a statement of its own."""
+    when what comes before is a statement of its own; without the chat around the fact
+    (`_without_debris`), with its verb agreeing with "User" and the names of people and places
+    capitalised (`names_capitalised`, `written`: the user's own capitals)."""
     lowered = caption.lower()
     cut = len(caption)
     for phrase in lexicon("clause_breaks"):
         pattern = re.escape(phrase) if phrase.startswith(",") else rf"\s{re.escape(phrase)}\b"
         match = re.search(pattern, lowered)
         if match and match.start() < cut:
-            head = caption[: match.start()].rstrip(" ,;:-")
+            head = caption[: match.start()].rstrip(_ENDS)
             if len(head.split()) >= 3 and states_a_fact(head) and not lacks_value(head):
                 cut = match.start()
-    return _without_hedges(caption[:cut].rstrip(" ,;:-.!"))
+    caption = _without_debris(_without_hedges(caption[:cut].rstrip(_ENDS)))
+    return names_capitalised(verb_agreed(caption), written)
+
+
+def _without_debris(caption: str) -> str:
+    """The caption without the chat around its fact: the emoticons of a lexicon wherever they
+    stand ("User broke up :("), and at its end the words of `chat_debris` ("User smokes tho",
+    "User is lactose intolerant too"), which say how the user talks or echo another fact.
+    "User" and its verb always stay."""
+    words = [_unglued(word) for word in caption.split()]
+    words = [word for word in words if not _in(word, "emoticons")]
+    while len(words) > 2:
+        words[-1] = words[-1].rstrip(_ENDS)
+        if not words[-1]:
+            words.pop()
+        elif len(words) > 3 and _in(" ".join(words[-2:]), "chat_debris"):
+            del words[-2:]  # "as well", "for real"
+        elif _in(words[-1], "chat_debris"):
+            words.pop()
+        else:
+            break
+    return " ".join(words).rstrip(_ENDS)
+
+
+def _in(word: str, name: str) -> bool:
+    """Whether a word is in lexicon `name` as typed, or with the letter it repeats at its end
+    typed once or twice (":((" is ":(", "lolll" is "lol", "tooo" is "too")."""
+    lowered = word.lower()
+    once, twice = (re.sub(r"(.)\1+$", repeat, lowered) for repeat in (r"\1", r"\1\1"))
+    return bool({lowered, once, twice} & lexicon(name))
+
+
+def _unglued(word: str) -> str:
+    """A word without the emoticon typed onto its end ("cats:)" is "cats", "up:((" is
+    "up")."""
+    lowered = re.sub(r"(\W)\1+$", r"\1", word.lower())
+    for emoticon in lexicon("emoticons"):
+        head = word[: len(lowered) - len(emoticon)]
+        if not emoticon[0].isalnum() and lowered.endswith(emoticon) and head[-1:].isalnum():
+            return head
+    return word
+
+
+def text_tidied(text: str, written: Mapping[str, str] | None = None) -> str:
+    """A full text as its caption is tidied, sentence by sentence, each keeping its own end
+    and the space after it: without the chat around its facts ("User smokes tho. They want to
+    quit lol!" is "User smokes. They want to quit!"), its verbs agreeing, its names
+    capitalised."""
+    out = []
+    for part in re.split(r"(?<=[.!?])(\s+)", text.strip()):
+        if not part or part.isspace():
+            out.append(part)
+            continue
+        mark = part[-1] if part[-1] in ".!?" else ""
+        tidied = names_capitalised(verb_agreed(_without_debris(part)), written)
+        out.append(f"{tidied}{mark}" if tidied else "")
+    return "".join(out).strip()
+
+
+def verb_agreed(caption: str) -> str:
+    """A caption whose verb after "User", or after one of the user's people named in the
+    singular, is in the first person or plural ("User are vegetarian", "User's brother have a
+    band", a model's or a typist's slip) with the third-person form of `verb_forms`."""
+    words = caption.split(" ")
+    at = 1 if words[0] == "User" else _after_person(words)
+    if at is None or at >= len(words):
+        return caption
+    return " ".join([*words[:at], _agree(" ".join(words[at:]), regular=False)])
+
+
+def _after_person(words: list[str]) -> int | None:
+    """Where the verb may stand after "User's <person> [name]", for one person ("brother",
+    "best friend"; not "kids"); None for any other caption."""
+    if words[0] not in {"User's", "User\u2019s"}:
+        return None
+    for size in (2, 1):
+        person = " ".join(words[1 : 1 + size]).lower()
+        if person in lexicon("people") and person not in lexicon("people_plural"):
+            at = 1 + size
+            if at == len(words):
+                return at
+            # A name the data or the user's capital says ("User's gf priya are ...").
+            name = words[at].lower()
+            named = name in names("given_names") or words[at][:1].isupper()
+            return at + 1 if named and name not in pairs("verb_forms") else at
+    return None
+
+
+def passing(caption: str) -> bool:
+    """Whether a caption records a passing state: one of `passing_states` ("is sick"), or a
+    time of `passing_times` ("since tuesday", "this week") unless the caption announces a
+    change the registry reads ("User moved to Leeds this week")."""
+    if _holds(caption, "passing_states"):
+        return True
+    return _holds(caption, "passing_times") and not any(
+        facet.change for facet in facets_read(caption)
+    )
+
+
+def _holds(text: str, name: str) -> bool:
+    padded = f" {' '.join(words_of(text))} "
+    return any(f" {phrase} " in padded for phrase in lexicon(name))
+
+
+_LONGEST_PLACE = 4
+
+
+def names_capitalised(caption: str, written: Mapping[str, str] | None = None) -> str:
+    """The caption with the people and places the user named capitalised, as data or the user
+    says: a name the user wrote with a capital (`written`), a given name (`given_names`) after
+    one of `people` or a naming word ("User's sister anna", "a greyhound called luna"), a place
+    (`place_names`) after a word that says a place comes ("a nurse in turin", "moved to new
+    york"). Nothing is capitalised for its shape."""
+    spans = word_spans(caption)
+    keys = [m.group(0).lower().replace("\u2019", "'").removesuffix("'s") for m in spans]
+    found: dict[int, str] = {}
+    at = 1
+    while at < len(spans):
+        form = _name_at(keys, at, found, written or {})
+        for offset, part in enumerate(form.split(" ") if form else ()):
+            found[at + offset] = part
+        at += len(form.split(" ")) if form else 1
+    out, last = [], 0
+    for index, written_as in sorted(found.items()):
+        match = spans[index]
+        out += [caption[last : match.start()], written_as, match.group(0)[len(written_as) :]]
+        last = match.end()
+    return "".join(out) + caption[last:]
+
+
+def _name_at(
+    keys: list[str], at: int, found: dict[int, str], written: Mapping[str, str]
+) -> str | None:
+    """The written form of the person or place the words from `at` name ("New York"), one
+    word for each of theirs; None when they name none."""
+    before = keys[at - 1]
+    if before in lexicon("place_words"):
+        places = names("place_names")
+        for size in range(min(_LONGEST_PLACE, len(keys) - at), 0, -1):
+            phrase = " ".join(keys[at : at + size])
+            if phrase in places:
+                return places[phrase]
+    if keys[at] in written:
+        return written[keys[at]]
+    naming = (
+        before in lexicon("people")
+        or before in lexicon("naming_words")
+        or " ".join(keys[max(0, at - 2) : at]) in lexicon("naming_words")
+        or (before in {"and", "&"} and at - 2 in found)  # "kids tom and anna"
+        or (keys[:2] == ["user", "is"] and at == 2 == len(keys) - 1)  # "User is marco"
+    )
+    given = names("given_names")
+    return given[keys[at]] if naming and keys[at] in given else None
+
+
+def names_written(texts: Iterable[str]) -> dict[str, str]:
+    """The words the user wrote with a capital where no sentence begins ("my sister Anna"),
+    and never in lower case ("Apple" is not a name in "I work at Apple and eat an apple a
+    day"): lower-cased, to the form they wrote. "I" and its forms aside; a word in capitals
+    throughout is shouting, and a text with most of its words capitalised is Title Case, not
+    names."""
+    found: dict[str, str] = {}
+    lowered: set[str] = set()
+    for text in texts:
+        spans = word_spans(text)
+        if len(spans) >= 4 and sum(m.group(0)[:1].isupper() for m in spans) * 2 > len(spans):
+            continue
+        for match in spans:
+            word = match.group(0).replace("\u2019", "'").removesuffix("'s")
+            before = text[: match.start()].rstrip()
+            if not word[:1].isupper():
+                lowered.add(word.lower())
+            elif (
+                before
+                and before[-1] not in ".!?:\n"
+                and not word.isupper()
+                and word.lower() not in lexicon("first_person")
+            ):
+                found.setdefault(word.lower(), word)
+    return {key: word for key, word in found.items() if key not in lowered}
+
+
+def hyphen_parts(texts: Iterable[str]) -> frozenset[str]:
+    """The parts of the hyphenated words of `texts` that they never hold alone ("full" and
+    "time" of "a full-time carer"): a caption with one has cut a word at its hyphen."""
+    said = {word for text in texts for word in words_of(text)}
+    return frozenset(part for word in said if "-" in word for part in word.split("-")) - said
 
 
 def _without_hedges(caption: str) -> str:

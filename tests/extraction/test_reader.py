@@ -21,7 +21,7 @@ def _read(*user_says: str, assistant_says: str = "") -> list[str]:
     [
         ("I'm vegetarian and my husband is a plumber.",
          ["User is vegetarian", "User's husband is a plumber"]),
-        ("i work nights at a bakery in york lol", ["User works nights at a bakery in york"]),
+        ("i work nights at a bakery in york lol", ["User works nights at a bakery in York"]),
         ("my grandad has parkinson's, he lives with my aunt now",
          ["User's grandad has parkinson's", "User's grandad lives with their aunt now"]),
         ("finally sold the car!! cycling everywhere now", ["User finally sold the car"]),
