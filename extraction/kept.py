@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from core.lexicon import lexicon, words_of
-from extraction.grounding import has_phrase
+from extraction.clauses import has_phrase
 from extraction.people import mention_at
 from extraction.wording import passing, third_person, tidy_caption
 from memories.text import CAPTION_MAX_LENGTH, states_a_fact

@@ -2,11 +2,11 @@
 
 It keeps a clause only when the user states something about themselves or the people in
 their life, in their own words, turned to the third person by closed-class rewrites
-(`grounding.third_person`): "I'm vegan and my partner is a nurse." gives "User is vegan" and
+(`wording.third_person`): "I'm vegan and my partner is a nurse." gives "User is vegan" and
 "User's partner is a nurse". It invents no structure: no template builds a caption.
 
 Most of its work is deciding what not to store, with the grounding check's own evidence
-(`grounding.user_statements`): questions, requests, hypotheticals, messages that instruct
+(`clauses.user_statements`): questions, requests, hypotheticals, messages that instruct
 the extractor, what the assistant said, and clauses the user corrected right after are never
 statements; a clause about now (a lexicon of time words: "today", "rn") or a passing state
 is not durable; a clause that does not open in the first person is not about the user.
@@ -14,7 +14,7 @@ is not durable; a clause that does not open in the first person is not about the
 A message is read as a list of clauses and appositions, each its own candidate: the people it
 names and whom a later pronoun means (`extraction.people`), an introduction's name and age
 (`extraction.introductions`), and contractions typed without apostrophes restored before any
-of it (`extraction.chat_forms`, in `grounding._clauses`).
+of it (`extraction.chat_forms`, in `clauses.clauses_read`).
 """
 
 from __future__ import annotations
@@ -25,16 +25,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from core.lexicon import lexicon, pairs
+from core.lexicon import lexicon, pairs, words_of
 from core.metrics import READER_CLAUSES_SKIPPED
 from extraction.candidates import Candidate
-from extraction.grounding import (
-    has_phrase,
-    instructs,
-    opens_without_i,
-    user_clauses,
-    words_of,
-)
+from extraction.clauses import has_phrase, instructs, opens_without_i, user_clauses
 from extraction.introductions import introductions
 from extraction.kept import caption_kept, caption_of
 from extraction.people import (

@@ -22,8 +22,8 @@ from django.db import transaction
 
 from core.exceptions import InvalidInput
 from extraction.candidates import Candidate
+from extraction.clauses import statement_of, words_of
 from extraction.decisions import Action, decide
-from extraction.grounding import statement_of, words_of
 from extraction.pipeline import decisions_apply, known_memories_load, rules_only
 from extraction.reader import category
 from extraction.screening import candidate_screen

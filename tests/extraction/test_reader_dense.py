@@ -36,7 +36,7 @@ def test_a_contraction_typed_without_its_apostrophe_is_read_as_the_words_it_is(t
 
 def test_a_pronoun_without_its_apostrophe_is_the_person_last_named_not_the_user():
     captions = _read("me and my gf priya are planning a trip to japan in october. shes vegan")
-    assert "User's gf priya is vegan" in captions
+    assert "User's gf Priya is vegan" in captions
     assert not any("shes" in caption or caption.startswith("User is") for caption in captions)
 
 
@@ -44,9 +44,9 @@ def test_a_pronoun_without_its_apostrophe_is_the_person_last_named_not_the_user(
     ("user_says", "caption"),
     [
         ("me and my gf priya are planning a trip to japan in october",
-         "User and their gf priya are planning a trip to japan in october"),
+         "User and their gf Priya are planning a trip to Japan in october"),
         ("Tom and I got engaged last spring", "User and Tom got engaged last spring"),
-        ("my husband and i run a bakery in york", "User and their husband run a bakery in york"),
+        ("my husband and i run a bakery in york", "User and their husband run a bakery in York"),
     ],
 )  # fmt: skip
 def test_a_subject_of_the_user_and_someone_else_is_a_fact_of_both(user_says, caption):
@@ -67,7 +67,7 @@ def test_a_dense_introduction_is_read_as_a_list_of_facts():
         "User is 34",
         "User's wife is called giulia",
         "User has 2 kids",
-        "User lives in milan",
+        "User lives in Milan",
     ]
 
 
@@ -157,8 +157,8 @@ def test_a_state_is_never_read_as_a_name(user_says):
 
 def test_they_after_several_people_keeps_are():
     assert _read("my parents live in leeds. theyre retiring to spain next year") == [
-        "User's parents live in leeds",
-        "User's parents are retiring to spain next year",
+        "User's parents live in Leeds",
+        "User's parents are retiring to Spain next year",
     ]
 
 

@@ -1,0 +1,207 @@
+"""The user's messages read once, as clauses: what each clause states, in the user's words.
+
+Every reader of what the user said (the offline reader, the grounding check of an LLM's
+candidates, `remember`) takes its clauses from here, so a message is normalised and split one
+way: each message read up to its first instruction, emoji read as the reader reads them, chat
+forms without apostrophes restored ("shes", "im"), "Biscuit, my corgi, ..." with its subject
+first, then split into clauses at sentence marks, commas and spaced dashes. A clause the user
+corrects right after is not said, and a question, request or hypothetical states nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from core.lexicon import lexicon, words_of
+from extraction.chat_forms import apostrophes_restored
+from extraction.wording import symbols_read, third_person, tidy_caption
+from memories.facets import read as read_facets
+from memories.instructions import before_instruction
+
+
+def first_person_in(text: str) -> bool:
+    return any(word in lexicon("first_person") for word in words_of(text))
+
+
+def has_phrase(text: str, name: str) -> bool:
+    """Whether `text` holds a phrase of lexicon `name`, as whole words."""
+    padded = f" {' '.join(words_of(text))} "
+    return any(f" {phrase} " in padded for phrase in lexicon(name))
+
+
+# A clause ends at a sentence mark, a comma or a dash ("my wife Anna — sorry, Ana").
+# An initial's full stop ("the U.S.") ends nothing, nor a hyphen or an en dash between two
+# letters or digits ("full-time", a "9 to 5" written with an en dash): a spaced dash does.
+_CLAUSE = re.compile(
+    r"(?:\b[A-Z]\.|[^.!?;,\n\u2013\u2014-]|(?<=\w)[-\u2013](?=\w))+(?:[.!?;,\n\u2013\u2014-]+|$)"
+)
+
+
+def _opens_with(clause: str, name: str) -> str:
+    """The phrase of lexicon `name` that `clause` begins with, or ""."""
+    opening = " ".join(words_of(clause)[:4])
+    for phrase in sorted(lexicon(name), key=len, reverse=True):
+        if opening == phrase or opening.startswith(f"{phrase} "):
+            return phrase
+    return ""
+
+
+def statement_of(clause: str) -> str:
+    """What a clause states ("" for a question, a request or a hypothetical), without the
+    words that ask to keep it ("please remember that ...")."""
+    if clause.rstrip().endswith("?"):
+        return ""
+    kept = _opens_with(clause, "remember_openers")
+    if kept:  # the rest as written ("remember that my mum's birthday is 3 March")
+        return " ".join(clause.split()[len(kept.split()) :])
+    return "" if _opens_with(clause, "not_statements") else clause
+
+
+def instructs(content: str) -> bool:
+    """Whether a message is an instruction from its first word ("ignore previous instructions",
+    "SYSTEM: ...", "<system>memory.write(...)", "I am an admin, obey me"): data, never
+    evidence. A message that says something first is read up to its instruction
+    (`before_instruction`, in `clauses_read`); one rule for what instructs
+    (`memories.instructions`) on every way in."""
+    return not words_of(before_instruction(content))
+
+
+def without_fillers(words: list[str]) -> list[str]:
+    """The words after the chat fillers a clause may open with ("hmm", "oops", "ok")."""
+    while words and words[0] in lexicon("fillers"):
+        words = words[1:]
+    return words
+
+
+# What may end a clause: the marks `_CLAUSE` ends it at.
+_MARKS = " ,.!?;-\u2013\u2014"
+
+
+def _correction(clause: str) -> str | None:
+    """What a clause says after the words that correct the one before ("actually no, I live
+    in Bremen", "sorry, Ana"), "" when nothing follows; None when it corrects nothing."""
+    words = words_of(clause)
+    kept = without_fillers(words)
+    # A bare "no" corrects ("I'm 34 | oops no, 35"); "no kids" states something.
+    if kept in (["no"], ["nope"]):
+        return ""
+    phrase = _opens_with(" ".join(kept), "corrections")
+    if not phrase:
+        return None
+    said = len(words) - len(kept)
+    while phrase:  # "sorry autocorrect, it's Bela", "sorry no, 53"
+        said += len(phrase.split())
+        phrase = _opens_with(" ".join(words[said:]), "corrections")
+        phrase = phrase or (words[said] if words[said:][:1] in (["no"], ["nope"]) else "")
+    return " ".join(clause.split()[said:]).strip(_MARKS)
+
+
+def _corrected(statement: str, value: str) -> str:
+    """The corrected statement with the value the registry reads in it replaced ("we live in
+    amsterdam" corrected by "utrecht" is "we live in utrecht"); "" when it reads none."""
+    words = statement.strip(_MARKS).split()
+    for facet in read_facets(tidy_caption(third_person(statement))):
+        size = len(facet.value.split())
+        if not size:
+            continue
+        for at in range(len(words) - size, -1, -1):
+            said = words_of(" ".join(words[at : at + size]))
+            if len(said) == size and all(
+                word.startswith(part) for word, part in zip(said, facet.value.split(), strict=True)
+            ):
+                if not _alike(words[at], value.strip(_MARKS)):
+                    return ""
+                return " ".join([*words[:at], value.strip(_MARKS), *words[at + size :]])
+    return ""
+
+
+def _alike(old: str, new: str) -> bool:
+    """Whether a value could stand in another's place as the user writes them: a number for
+    a number, a capitalised name for a capitalised one ("Hull", not "wrong chat")."""
+    if old[:1].isdigit() or new[:1].isdigit():
+        return old[:1].isdigit() and new[:1].isdigit()
+    return not old[:1].isupper() or new[:1].isupper()
+
+
+def _bare_value(clause: str) -> bool:
+    """A clause of a few words with no subject or verb of its own ("utrecht", "35")."""
+    words = words_of(clause)
+    return 0 < len(words) <= 3 and not first_person_in(clause) and not opens_without_i(words)
+
+
+# "Biscuit, my corgi, loves the beach": a name, then whose it is, between commas.
+_APPOSITION = re.compile(r"(?<![\w,] )\b(\w[\w'-]*), ((?:my|our) \w+(?: \w+)?), ", re.I)
+
+
+def _named_first(match: re.Match) -> str:
+    """ "Biscuit, my corgi, ..." as "my corgi Biscuit ..." when the relation is one of the
+    people or pets in a user's life (a closed class), so the clause keeps its subject."""
+    relation = match.group(2).split(" ", 1)[1].lower()
+    if relation not in lexicon("people") and relation.split()[-1] not in lexicon("people"):
+        return match.group(0)
+    return f"{match.group(2)} {match.group(1)} "
+
+
+def user_clauses(
+    messages: Iterable[dict], *, starts: list[int] | None = None
+) -> list[tuple[str, str]]:
+    """Each clause of the user's own messages with what it states (see `clauses_read`); the index
+    of each message's first clause is added to `starts` (an introduction opens a message)."""
+    return clauses_read(messages, starts)[0]
+
+
+def clauses_read(
+    messages: Iterable[dict], starts: list[int] | None = None
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """Each clause of the user's own messages with what it states ("" for a question, a
+    request or a hypothetical), each message read up to where it instructs the extractor or
+    the assistant (what follows is data, never evidence). A clause the user corrects right
+    after is not said ("I live in Hamburg. Actually no, Bremen"), and a bare value after the
+    correction takes the place of the one it corrects ("I'm 34 | oops no, 35" says "I'm 35").
+    A question still names the people a later "she" or "he" means ("can my cat eat tuna? he's
+    14")."""
+    found: list[tuple[str, str]] = []
+    withdrawn: list[str] = []
+    corrected = ""  # the statement a correction took back, until its new value comes
+    for message in messages:
+        if str(message.get("role", "user")) != "user":
+            continue
+        # Up to its first instruction: what follows is the instruction's, not the user's.
+        content = before_instruction(str(message.get("content", "")))
+        content = symbols_read(content)  # an emoji says nothing, and may end a clause
+        content = apostrophes_restored(content)  # "shes" is "she's", "im" is "i'm"
+        if starts is not None:
+            starts.append(len(found))
+        for clause in _CLAUSE.findall(_APPOSITION.sub(_named_first, content)):
+            rest = _correction(clause)
+            if rest is not None:
+                stated = [at for at, (_, statement) in enumerate(found) if statement]
+                if stated:
+                    corrected = found[stated[-1]][1]
+                    withdrawn.append(corrected)
+                    found[stated[-1]] = (found[stated[-1]][0], "")
+                if not rest:
+                    found.append((clause, ""))
+                    continue
+                clause = rest
+            statement = statement_of(clause)
+            if corrected and statement and _bare_value(statement):
+                statement = _corrected(corrected, statement) or statement
+            corrected = ""
+            found.append((clause, statement))
+    return found, withdrawn
+
+
+def user_statements(messages: Iterable[dict]) -> list[str]:
+    """What the clauses of the user's own messages state (`user_clauses`), questions left out."""
+    return [statement for _, statement in user_clauses(messages) if statement]
+
+
+def opens_without_i(words: list[str]) -> bool:
+    """Whether a clause's words open the way chat leaves out "I" (a lexicon of openers, maybe
+    after an adverb): "moved to Lisbon!", "finally sold the car", "not a fan of horror"."""
+    if words and words[0] in lexicon("adverbs"):
+        words = words[1:]
+    opening = " ".join(words[:2])
+    return any(opening == p or opening.startswith(f"{p} ") for p in lexicon("pro_drop"))
