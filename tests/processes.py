@@ -54,17 +54,23 @@ def clean_env(**overrides: str) -> dict[str, str]:
     return env
 
 
+class ManageFailed(subprocess.CalledProcessError):
+    """A manage.py command that failed, saying why: its output's end is in the message (a
+    failure on a loaded machine is otherwise a bare exit status)."""
+
+    def __str__(self) -> str:
+        return f"{super().__str__()}\n{(self.stdout or '')[-2000:]}\n{(self.stderr or '')[-4000:]}"
+
+
 def manage(*args: str, env: dict[str, str], timeout: float = 120) -> subprocess.CompletedProcess:
-    """Run `python manage.py ...` and return the finished process (raises on failure)."""
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=True,
+    """Run `python manage.py ...` and return the finished process (raises `ManageFailed`)."""
+    command = [sys.executable, "manage.py", *args]
+    finished = subprocess.run(
+        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
     )
+    if finished.returncode:
+        raise ManageFailed(finished.returncode, command, finished.stdout, finished.stderr)
+    return finished
 
 
 def http_get(url: str, timeout: float = 5) -> tuple[int, str]:
