@@ -9,26 +9,10 @@ import uuid
 import pytest
 
 from memories.models import ReviewItem
+from tests.extraction.extract_helpers import extract
 from tests.scripted_llm import ScriptedLLM, fact
 
 pytestmark = pytest.mark.django_db
-
-
-def extract(api, *said: str, user_id: uuid.UUID | None = None) -> list[str]:
-    """The captions stored from the user's messages, through the API."""
-    conversation = []
-    for text in said:
-        conversation += [{"role": "user", "content": text}, {"role": "assistant", "content": "ok"}]
-    body = {"user_id": str(user_id or uuid.uuid4()), "conversation": conversation}
-    response = api.post("/memories/extract", body, format="json")
-    assert response.status_code in (200, 201), response.json()
-    return [memory["caption"] for memory in response.json()["memories_saved"]]
-
-
-@pytest.fixture
-def offline(settings):
-    settings.MEMORY_EXTRACTOR = "rules"
-    settings.MEMORY_EMBEDDER = "hashing"
 
 
 @pytest.mark.parametrize(

@@ -4,34 +4,16 @@ extractor proposed it. Through POST /memories/extract, offline and on the LLM pa
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 
 from extraction.candidates import Candidate
 from extraction.models import ExtractionJob
 from extraction.screening import candidates_screen
 from memories.models import Memory
+from tests.extraction.extract_helpers import extract
 from tests.scripted_llm import ScriptedLLM, fact
 
 pytestmark = pytest.mark.django_db
-
-
-def extract(api, text: str) -> list[str]:
-    """The captions stored from one user message, through the API."""
-    body = {
-        "user_id": str(uuid.uuid4()),
-        "conversation": [{"role": "user", "content": text}, {"role": "assistant", "content": "Ok"}],
-    }
-    response = api.post("/memories/extract", body, format="json")
-    assert response.status_code in (200, 201), response.json()
-    return [memory["caption"] for memory in response.json()["memories_saved"]]
-
-
-@pytest.fixture
-def offline(settings):
-    settings.MEMORY_EXTRACTOR = "rules"
-    settings.MEMORY_EMBEDDER = "hashing"
 
 
 @pytest.mark.parametrize(
