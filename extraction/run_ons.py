@@ -1,0 +1,98 @@
+"""A message typed as one run without punctuation ("im 29 i work in sales my husband is a
+teacher we have a cat"), marked into its clauses before it is split.
+
+A new clause starts where a subject comes after a complete clause with no mark between: the
+user ("i", "we", "i'm"), "he", "she" or "they", or one of the user's people ("my husband")
+followed by a verb. A subject after a word that holds a clause open (a preposition, a
+determiner, a conjunction, or a verb of thinking or saying: `core/lexicons/run_on_holds.txt`)
+goes on in the same sentence ("i think my sister is pregnant", "a photo of my dog"), and a
+run is only split once its own clause opened with a subject and has a word after it.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from core.lexicon import lexicon, pairs, words_of
+from extraction.people import mention_at
+
+# The subjects that open a clause of their own in a run.
+_USER = frozenset({"i", "i'm", "i've", "we", "we're", "we've"})
+_OTHERS = frozenset({"he", "she", "they", "he's", "she's", "they're"})
+# Where a clause ends as typed: a sentence mark, a comma or a dash.
+_ENDS = (".", "!", "?", ";", ",", ":", "-", "\u2013", "\u2014")
+
+
+@cache
+def _holds() -> frozenset[str]:
+    return (
+        lexicon("run_on_holds")
+        | lexicon("conjunctions")
+        | lexicon("value_breaks")
+        | lexicon("determiners")
+        | lexicon("copulas")
+        | lexicon("auxiliaries")
+        | lexicon("adverbs")
+        | lexicon("first_person")
+        | lexicon("subject_pronouns")
+    )
+
+
+def _verb(word: str) -> bool:
+    """Whether a word after one of the user's people is a verb: a copula, the third-person
+    form of a closed verb ("has", "goes") or of a verb chat leaves the "I" out of ("works",
+    "lives", "uses")."""
+    if word in lexicon("copulas") or word in set(pairs("verb_forms").values()):
+        return True
+    stems = {word[:-1], word[:-2]} if word.endswith("s") else set()
+    if word.endswith("ies"):
+        stems.add(f"{word[:-3]}y")
+    return bool(stems & lexicon("pro_drop"))
+
+
+def run_ons_marked(text: str) -> str:
+    """The text with a comma where a run-on opens a new clause (`_opens_clause`)."""
+    tokens = text.split(" ")
+    out: list[str] = []
+    opened, length = False, 0  # whether the clause so far opened with a subject; its words
+    for at, token in enumerate(tokens):
+        said = words_of(token)
+        if not said:
+            out.append(token)
+            continue
+        word = said[0]
+        if length == 0 and word in lexicon("fillers"):
+            out.append(token)  # "hi im sam": the clause opens after the greeting
+            continue
+        rest = " ".join(tokens[at:])
+        if (
+            opened
+            and length >= 2
+            and out
+            and not out[-1].endswith(_ENDS)
+            and words_of(out[-1])[-1:]
+            and words_of(out[-1])[-1] not in _holds()
+            and _opens_clause(word, rest)
+        ):
+            out[-1] = f"{out[-1]},"
+            length = 0
+        if length == 0:
+            opened = word in _USER | _OTHERS or mention_at(rest, 0) is not None
+        length += 1
+        out.append(token)
+        if token.endswith(_ENDS):
+            length = 0
+    return " ".join(out)
+
+
+def _opens_clause(word: str, rest: str) -> bool:
+    """Whether the words from `rest` open a clause of their own: the user or a pronoun with a
+    word after it, or one of the user's people and then a verb."""
+    words = words_of(rest)
+    if word in _USER | _OTHERS:
+        # "i" and a verb ending the run close a relative clause ("every app i use"); a
+        # contraction holds its verb ("i'm 29").
+        least = 2 if "'" in word else 3
+        return len(words) >= least and words[1] not in lexicon("value_breaks")
+    mention = mention_at(rest, 0) if word in {"my", "our"} else None
+    return mention is not None and _verb(words[mention.end] if mention.end < len(words) else "")
