@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from core.lexicon import lexicon, words_of
+from core.lexicon import lexicon, pairs, words_of
 from memories.facets import read as read_facets
 
 
@@ -275,4 +275,37 @@ def subject_being(part: str) -> str | None:
         and len(said) == len(part.split())
     ):
         return f"{subject} {said[at]}"
+    return None
+
+
+def third_person_verb(word: str) -> bool:
+    """Whether a word after one of the user's people is a verb: a copula, the third-person
+    form of a closed verb ("has", "goes", "won't") or of a verb chat leaves the "I" out of
+    ("works", "lives", "uses", "drives")."""
+    if word in lexicon("copulas") or word in set(pairs("verb_forms").values()):
+        return True
+    stems = {word[:-1], word[:-2]} if word.endswith("s") else set()
+    if word.endswith("ies"):
+        stems.add(f"{word[:-3]}y")
+    return bool(stems & lexicon("pro_drop"))
+
+
+def goes_on(piece: str, before: str, subject: str) -> str | None:
+    """The words after "and" as a statement of the subject of the words before it, when they
+    go on about it with a verb of their own ("my grandad is 94 and still drives" is "my
+    grandad still drives", "has ms and uses a wheelchair"), or with a state after an age
+    ("hes 27 and between jobs" is "he's between jobs"): an age is a whole value, so what
+    follows it is a new predicate, unless it is another number ("my kids are 8 and 11")."""
+    words = words_of(piece)
+    while words and words[0] in lexicon("adverbs"):
+        words = words[1:]
+    if not words or words[0] in {"be", "been", "being"}:
+        return None
+    if third_person_verb(words[0]):
+        return f"{subject} {piece}"
+    said = words_of(before)
+    being = subject_being(before)
+    aged = bool(said) and said[-1].isdigit() and being is not None
+    if aged and not words[0].isdigit() and words[0] not in lexicon("numerals"):
+        return f"{being} {piece}"
     return None

@@ -33,6 +33,7 @@ from extraction.introductions import introductions
 from extraction.kept import caption_kept, caption_of
 from extraction.people import (
     closed_reading,
+    goes_on,
     last_person,
     listed_with,
     lists_rejoined,
@@ -84,8 +85,14 @@ def _parts(clause: str) -> list[str]:
                 parts.append(piece)
             elif subject and closed_reading(f"User {piece}"):
                 parts.append(f"{subject} {piece}")  # "he's retired and lives in cork"
-            elif (being := subject_being(parts[-1])) and closed_reading(f"User is {piece}"):
+            elif (
+                (being := subject_being(parts[-1]))
+                and closed_reading(f"User is {piece}")
+                and not (said[0].isdigit() and words_of(parts[-1])[-1].isdigit())
+            ):  # "my kids are 8 and 11" is one value
                 parts.append(f"{being} {piece}")  # "I'm 67 and recently widowed"
+            elif subject and (going_on := goes_on(piece, parts[-1], subject)):
+                parts.append(going_on)  # "is 94 and still drives", "hes 27 and between jobs"
             else:
                 parts[-1] = f"{parts[-1]} and {piece}"
     return lists_rejoined([_undangled(part) for part in parts if _undangled(part)])

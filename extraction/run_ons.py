@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from core.lexicon import lexicon, pairs, words_of
-from extraction.people import mention_at
+from core.lexicon import lexicon, words_of
+from extraction.people import mention_at, third_person_verb
 
 # The subjects that open a clause of their own in a run.
 _USER = frozenset({"i", "i'm", "i've", "we", "we're", "we've"})
@@ -36,18 +36,6 @@ def _holds() -> frozenset[str]:
         | lexicon("first_person")
         | lexicon("subject_pronouns")
     )
-
-
-def _verb(word: str) -> bool:
-    """Whether a word after one of the user's people is a verb: a copula, the third-person
-    form of a closed verb ("has", "goes") or of a verb chat leaves the "I" out of ("works",
-    "lives", "uses")."""
-    if word in lexicon("copulas") or word in set(pairs("verb_forms").values()):
-        return True
-    stems = {word[:-1], word[:-2]} if word.endswith("s") else set()
-    if word.endswith("ies"):
-        stems.add(f"{word[:-3]}y")
-    return bool(stems & lexicon("pro_drop"))
 
 
 def run_ons_marked(text: str) -> str:
@@ -95,4 +83,6 @@ def _opens_clause(word: str, rest: str) -> bool:
         least = 2 if "'" in word else 3
         return len(words) >= least and words[1] not in lexicon("value_breaks")
     mention = mention_at(rest, 0) if word in {"my", "our"} else None
-    return mention is not None and _verb(words[mention.end] if mention.end < len(words) else "")
+    return mention is not None and third_person_verb(
+        words[mention.end] if mention.end < len(words) else ""
+    )

@@ -71,3 +71,38 @@ def test_emoji_between_facts_end_each_clause():
         "User's husband is a teacher",
         "User has a cat",
     ]
+
+
+@pytest.mark.parametrize(
+    ("typed", "facts"),
+    [
+        (
+            "my grandad is 94 and still drives lol",
+            ["User's grandad is 94", "User's grandad still drives"],
+        ),
+        (
+            "my uncle has gout and uses a cane",
+            ["User's uncle has gout", "User's uncle uses a cane"],
+        ),
+        (
+            "my aunt is 81 and wont move closer",
+            ["User's aunt is 81", "User's aunt won't move closer"],
+        ),
+        (
+            "my cousin is a pilot and lives in oslo",
+            ["User's cousin is a pilot", "User's cousin lives in Oslo"],
+        ),
+        (
+            "my nephew moved in with us. hes 19 and between jobs",
+            ["User's nephew is 19", "User's nephew is between jobs"],
+        ),
+    ],
+)
+def test_a_state_or_verb_after_and_keeps_the_subject_before_it(typed, facts):
+    captions = _read(typed)
+    for fact in facts:
+        assert fact in captions
+
+
+def test_two_numbers_joined_by_and_stay_one_value():
+    assert _read("my twins are 8 and my kids are 8 and 11")[-1] == "User's kids are 8 and 11"
