@@ -106,3 +106,15 @@ def test_a_state_or_verb_after_and_keeps_the_subject_before_it(typed, facts):
 
 def test_two_numbers_joined_by_and_stay_one_value():
     assert _read("my twins are 8 and my kids are 8 and 11")[-1] == "User's kids are 8 and 11"
+
+
+@pytest.mark.parametrize(
+    ("typed", "fact"),
+    [
+        ("our cat died last year", "User's cat died last year"),
+        ("sadly my grandad died in march", "User's grandad died in march"),
+        ("my brother fled the city", "User's brother fled the city"),
+    ],
+)
+def test_a_short_past_tense_is_a_verb(typed, fact):
+    assert fact in _read(typed)
