@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from core.lexicon import lexicon, pairs, words_of
@@ -31,6 +31,7 @@ from extraction.candidates import Candidate
 from extraction.clauses import has_phrase, instructs, opens_without_i, user_clauses
 from extraction.introductions import introductions
 from extraction.kept import caption_kept, caption_of
+from extraction.named import group_counted, group_named, names_alone, names_placed, one_of
 from extraction.people import (
     closed_reading,
     goes_on,
@@ -393,6 +394,8 @@ class _State:
     person: str = ""  # whom a later "she" or "he" means ("gf priya")
     ended: str = ""  # the person or pet the last clause ended by naming ("i got a dog")
     about: str = ""  # whom the last clause was about, when one of the user's people
+    group: str = ""  # the people or pets the last clause counted ("cats")
+    named: dict[str, str] = field(default_factory=dict)  # a name listed after a count: whose
 
 
 def _captions(clause: str, statement: str, state: _State, opens: bool = True) -> list[str]:
@@ -402,6 +405,12 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
     before was about ("my sister lives in bergen, moved there for uni and never left")."""
     opened = _opened(clause)
     ended, about, state.ended, state.about = state.ended, state.about, "", ""
+    group, state.group = state.group, ""
+    names = names_alone(statement) if group else None
+    if names:  # "I have two cats, Pip and Squeak"
+        state.named.update({name.lower(): one_of(group) for name in names})
+        return [group_named(group, names)]
+    statement = names_placed(statement, state.named)  # "Squeak is deaf": the cat Squeak
     if not statement and not opened:
         state.person = last_person(clause, state.person)
         return []
@@ -436,7 +445,8 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         if caption_kept(caption):
             captions.append(caption)
             state.ended = named_last(part)
-            state.person = state.ended or state.person
+            state.group = group_counted(caption) or ""
+            state.person = state.ended or state.group or state.person
     return captions
 
 

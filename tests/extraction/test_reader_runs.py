@@ -118,3 +118,20 @@ def test_two_numbers_joined_by_and_stay_one_value():
 )
 def test_a_short_past_tense_is_a_verb(typed, fact):
     assert fact in _read(typed)
+
+
+def test_names_listed_after_a_count_name_the_group_and_each_one_later():
+    captions = _read("we got two puppies, Max and Ruby. Ruby is a beagle and max is shy")
+    assert "User's puppies are called Max and Ruby" in captions
+    assert "User's puppy Ruby is a beagle" in captions
+    assert "User's puppy max is shy" in captions or "User's puppy Max is shy" in captions
+
+
+def test_they_after_a_count_is_the_group():
+    captions = _read("divorced, 2 kids, they live with me on weekdays")
+    assert "User's kids live with them on weekdays" in captions
+    _no_first_person(captions)
+
+
+def test_a_name_alone_is_no_list_without_a_count_before_it():
+    assert _read("i walked to the shops. Pip and Squeak.") == ["User walked to the shops"]
