@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from core.lexicon import lexicon, pairs, words_of
+from core.lexicon import lexicon, pairs, word_spans, words_of
 from memories.facets import read as read_facets
 
 
@@ -309,3 +309,28 @@ def goes_on(piece: str, before: str, subject: str) -> str | None:
     if aged and not words[0].isdigit() and words[0] not in lexicon("numerals"):
         return f"{being} {piece}"
     return None
+
+
+def reported(statement: str) -> str:
+    """What someone else said about one of the user's people or pets, as its own clause: "the
+    vet said our old cat has kidney disease" is "our old cat has kidney disease". Only then:
+    what they said of the user ("my sister says im lazy") is their word, never the user's
+    fact, and the user's own "i said" is not reported speech."""
+    words = words_of(statement)
+    for at, word in enumerate(words[:5]):
+        if word not in lexicon("reporting") or not at:
+            continue
+        if set(words[:at]) & lexicon("first_person") - {"my", "our"}:
+            return statement  # "i told my boss ...": the user speaking
+        start = at + 1
+        while words[start : start + 1] and words[start] in {"me", "us", "that"}:
+            start += 1
+        mention = mention_at(" ".join(words[start:]), 0)
+        said = words[start:]
+        verb = mention.end if mention else len(said)
+        if verb + 1 < len(said) and not never_name(said[verb]):
+            verb += 1 if third_person_verb(said[verb + 1]) else 0  # "our cat smudge has"
+        if verb >= len(said) or not third_person_verb(said[verb]):
+            return statement
+        return statement[word_spans(statement)[start].start() :]
+    return statement

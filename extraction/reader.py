@@ -40,6 +40,7 @@ from extraction.people import (
     lists_rejoined,
     mention_at,
     named_last,
+    reported,
     resolved,
     stated,
     subject_being,
@@ -410,7 +411,7 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
     if names:  # "I have two cats, Pip and Squeak"
         state.named.update({name.lower(): one_of(group) for name in names})
         return [group_named(group, names)]
-    statement = names_placed(statement, state.named)  # "Squeak is deaf": the cat Squeak
+    statement = names_placed(reported(statement), state.named)  # "Squeak is deaf": the cat
     if not statement and not opened:
         state.person = last_person(clause, state.person)
         return []

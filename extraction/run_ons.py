@@ -47,19 +47,22 @@ def run_ons_marked(text: str) -> str:
         said = words_of(token)
         if not said:
             out.append(token)
+            if token in lexicon("emoticons"):
+                out.append(",")  # an emoticon ends its clause, as an emoji does
+                length = 0
             continue
         word = said[0]
         if length == 0 and word in lexicon("fillers"):
             out.append(token)  # "hi im sam": the clause opens after the greeting
             continue
         rest = " ".join(tokens[at:])
+        # The word before: an emoticon (no word at all, ":(") holds nothing open.
+        before = words_of(out[-1])[-1:] if out else ["."]
         if (
             opened
             and length >= 2
-            and out
             and not out[-1].endswith(_ENDS)
-            and words_of(out[-1])[-1:]
-            and words_of(out[-1])[-1] not in _holds()
+            and not set(before) & _holds()
             and _opens_clause(word, rest)
         ):
             out[-1] = f"{out[-1]},"

@@ -135,3 +135,17 @@ def test_they_after_a_count_is_the_group():
 
 def test_a_name_alone_is_no_list_without_a_count_before_it():
     assert _read("i walked to the shops. Pip and Squeak.") == ["User walked to the shops"]
+
+
+def test_what_someone_said_about_a_pet_or_person_is_theirs_never_the_users():
+    captions = _read("ugh the vet said our dog biscuit has a heart murmur :( hes only 4")
+    assert "User's dog biscuit has a heart murmur" in captions
+    assert "User's dog biscuit is 4" in captions or "User's dog biscuit is only 4" in captions
+    assert _read("the doctor told us that our son has asthma") == ["User's son has asthma"]
+
+
+@pytest.mark.parametrize(
+    "typed", ["my sister says im lazy", "the nurse said i was lucky", "my boss said i'm slow"]
+)
+def test_what_someone_said_about_the_user_is_not_stored(typed):
+    assert _read(typed) == []
