@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
-from core.lexicon import lexicon, pairs, words_of
+from core.lexicon import lexicon, pairs, word_spans, words_of
 from core.metrics import READER_CLAUSES_SKIPPED
 from extraction.candidates import Candidate
 from extraction.clauses import has_phrase, instructs, opens_without_i, user_clauses
@@ -249,11 +249,12 @@ def _opened(clause: str) -> str:
     """A clause that opens the way chat states a fact without a subject ("greetings from
     Berlin!", "as a paralegal what's the best way ..."), as the user's own clause, with the
     value the registry reads after it ("I'm a paralegal"); "" for any other."""
-    words = clause.split()
     said = words_of(_opening(clause))
     for opening, stands_for in _openers():
         if said[: len(opening)] != opening:
-            continue
+            if words_of(clause)[: len(opening)] != opening:
+                continue
+            said = words_of(clause)  # "hello from porto": a greeting that is the opener
         value: list[str] = []
         for word in said[len(opening) :][:4]:
             if word in _value_stops():
@@ -262,8 +263,9 @@ def _opened(clause: str) -> str:
         if not value:
             return ""
         # The value as the user wrote it ("Lisbon"), from the clause's own words.
-        start = len(words) - len(said) + len(opening)
-        text = " ".join(w.strip(",.!?:;") for w in words[start : start + len(value)])
+        spans = word_spans(clause)
+        start = len(spans) - len(said) + len(opening)
+        text = clause[spans[start].start() : spans[start + len(value) - 1].end()]
         stated = f"{stands_for} {text}"
         facets = read_facets(caption_of(stated))
         if any(f.attribute.split(":")[0] not in {"practice", "about"} for f in facets):

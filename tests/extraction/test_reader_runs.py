@@ -149,3 +149,16 @@ def test_what_someone_said_about_a_pet_or_person_is_theirs_never_the_users():
 )
 def test_what_someone_said_about_the_user_is_not_stored(typed):
     assert _read(typed) == []
+
+
+@pytest.mark.parametrize(
+    ("typed", "facts"),
+    [
+        ("greetings from leeds! im priyanka, 29", ["User is called priyanka", "User is 29"]),
+        ("hello from porto 👋 im joao, 41, a baker", ["User is now based in Porto", "User is 41"]),
+    ],
+)
+def test_an_introduction_after_an_opener_gives_the_name_and_age(typed, facts):
+    captions = _read(typed)
+    for fact in facts:
+        assert fact in captions
