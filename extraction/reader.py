@@ -47,6 +47,7 @@ from extraction.people import (
     subject_of,
     together,
 )
+from extraction.shared import shared
 from extraction.wording import tidy_caption
 from memories.attributes import PRACTICE, attribute
 from memories.facets import category_of, kind_of
@@ -342,6 +343,7 @@ def read_statements(
                 opens = at in starts or clauses[at - 1][0].rstrip()[-1:] in {".", "!", "?"}
                 captions = _captions(clause, statement, state, opens)
             read = [(caption, category(caption)) for caption in captions]
+            state.last = captions[-1] if captions else ""
         except Exception:  # one unreadable clause must not lose the others
             _skip(clause, skipped, unit="clause")
             continue
@@ -398,6 +400,7 @@ class _State:
     ended: str = ""  # the person or pet the last clause ended by naming ("i got a dog")
     about: str = ""  # whom the last clause was about, when one of the user's people
     group: str = ""  # the people or pets the last clause counted ("cats")
+    last: str = ""  # the last caption the clause before stated
     named: dict[str, str] = field(default_factory=dict)  # a name listed after a count: whose
 
 
@@ -409,6 +412,8 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
     opened = _opened(clause)
     ended, about, state.ended, state.about = state.ended, state.about, "", ""
     group, state.group = state.group, ""
+    if copied := shared(statement, state.last):  # "..., like my mum": the fact is hers too
+        return [copied]
     names = names_alone(statement) if group else None
     if names:  # "I have two cats, Pip and Squeak"
         state.named.update({name.lower(): one_of(group) for name in names})

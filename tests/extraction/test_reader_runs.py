@@ -162,3 +162,20 @@ def test_an_introduction_after_an_opener_gives_the_name_and_age(typed, facts):
     captions = _read(typed)
     for fact in facts:
         assert fact in captions
+
+
+@pytest.mark.parametrize(
+    ("typed", "fact"),
+    [
+        ("im coeliac too, like my dad", "User's dad is coeliac"),
+        ("I do not eat meat, and neither does my husband.", "User's husband does not eat meat"),
+        ("i'm a night owl, same as my brother", "User's brother is a night owl"),
+        ("i cant swim, neither can my sister", "User's sister can't swim"),
+    ],
+)
+def test_a_fact_the_user_shares_with_one_of_their_people_is_theirs_too(typed, fact):
+    assert fact in _read(typed)
+
+
+def test_a_fact_shared_with_several_people_is_not_given_a_verb_that_disagrees():
+    assert not any(c.startswith("User's parents") for c in _read("i love cats, like my parents"))

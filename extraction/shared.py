@@ -1,0 +1,42 @@
+"""A fact the user shares with one of their people: "im lactose intolerant too, like my mum",
+"I do not drink alcohol, and neither does my wife".
+
+A clause of a phrase of `core/lexicons/sharers.txt` and one of the user's people alone (maybe
+"too") states the fact of the caption before it about that person: "User is lactose
+intolerant" gives "User's mum is lactose intolerant". Only a fact of the user's own is shared,
+and only with one person, so the verb that agreed with "User" agrees with them.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from core.lexicon import lexicon, words_of
+from extraction.people import mention_at
+
+
+@cache
+def _sharers() -> tuple[list[str], ...]:
+    return tuple(sorted((p.split() for p in lexicon("sharers")), key=len, reverse=True))
+
+
+def shared(statement: str, before: str) -> str | None:
+    """The caption `before` about the person a sharing clause names, else None."""
+    if not before.startswith("User ") or before.startswith("User and "):
+        return None
+    words = words_of(statement)
+    while words[:1] and words[0] in {"and", "but"} | lexicon("fillers"):
+        words = words[1:]
+    if words[-1:] in (["too"], ["also"], ["as", "well"]):
+        words = words[:-1]
+    for phrase in _sharers():
+        if words[: len(phrase)] != phrase:
+            continue
+        rest = words[len(phrase) :]
+        mention = mention_at(" ".join(rest), 0) if rest else None
+        if mention is None or mention.end != len(rest) or mention.count:
+            return None
+        if mention.relation in lexicon("people_plural"):
+            return None  # "like my parents": a plural verb the caption does not have
+        return f"User's {mention.said()} {before.removeprefix('User ')}"
+    return None
