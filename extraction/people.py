@@ -334,3 +334,20 @@ def reported(statement: str) -> str:
             return statement
         return statement[word_spans(statement)[start].start() :]
     return statement
+
+
+_JOINT_STATE = re.compile(r"^User and their (?P<who>[\w' -]+?) are (?:both |all )?(?P<state>.+)$")
+
+
+def both_stated(joint: str) -> list[str] | None:
+    """A state the user and one of their people share, as a fact of each: "my partner and I
+    are both vegan" is "User is vegan" and "User's partner is vegan"; None for a joint fact
+    that is one (a plan of both, "are planning a trip") or a state the registry does not
+    close."""
+    match = _JOINT_STATE.match(joint)
+    if not match or " and " in match["who"] or match["who"].split()[0] in lexicon("people_plural"):
+        return None
+    state = match["state"]
+    if not closed_reading(f"User is {state}"):
+        return None
+    return [f"User is {state}", f"User's {match['who']} is {state}"]

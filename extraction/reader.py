@@ -33,6 +33,7 @@ from extraction.introductions import introductions
 from extraction.kept import caption_kept, caption_of
 from extraction.named import group_counted, group_named, names_alone, names_placed, one_of
 from extraction.people import (
+    both_stated,
     closed_reading,
     goes_on,
     last_person,
@@ -431,7 +432,8 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
     if joint:  # "me and my gf priya are planning ...": a fact of both
         state.person = last_person(said, state.person)
         # Its verb is plural ("run", "are"): `together` found it after the two subjects.
-        return [c for c in [tidy_caption(joint)] if caption_kept(c, verb=False)]
+        each = both_stated(tidy_caption(joint))  # "my partner and I are both vegan"
+        return [c for c in each or [tidy_caption(joint)] if caption_kept(c, verb=False)]
     captions: list[str] = []
     for part in [opened] if opened else _parts(statement):
         counted = mention_at(part.strip(" ,.!"), 0)

@@ -179,3 +179,18 @@ def test_a_fact_the_user_shares_with_one_of_their_people_is_theirs_too(typed, fa
 
 def test_a_fact_shared_with_several_people_is_not_given_a_verb_that_disagrees():
     assert not any(c.startswith("User's parents") for c in _read("i love cats, like my parents"))
+
+
+def test_a_state_the_user_and_one_of_their_people_share_is_a_fact_of_each():
+    assert _read("me and my bf are both vegetarian lol") == [
+        "User is vegetarian",
+        "User's bf is vegetarian",
+    ]
+    # A plan of both stays one fact.
+    assert _read("me and my bf are planning a trip to peru") == [
+        "User and their bf are planning a trip to Peru"
+    ]
+
+
+def test_we_both_is_the_users_own_fact_without_the_both():
+    assert "User works nights" in _read("we both work nights")
