@@ -38,6 +38,16 @@ def _holds() -> frozenset[str]:
     )
 
 
+@cache
+def _enders() -> frozenset[str]:
+    """The chat words a clause ends on, whatever opened it ("lol", "tbh", "rn", "honestly")."""
+    return (
+        (lexicon("chat_debris") | lexicon("fillers") | lexicon("temporary"))
+        - lexicon("conjunctions")
+        - {"like", "so", "too", "as", "well", "either", "also", "please", "pls"}
+    )
+
+
 def run_ons_marked(text: str) -> str:
     """The text with a comma where a run-on opens a new clause (`_opens_clause`)."""
     tokens = text.split(" ")
@@ -58,17 +68,17 @@ def run_ons_marked(text: str) -> str:
         rest = " ".join(tokens[at:])
         # The word before: an emoticon (no word at all, ":(") holds nothing open.
         before = words_of(out[-1])[-1:] if out else ["."]
+        ends = bool(set(before) & _enders())  # "work is crazy rn im a chef", "lol"
         if (
-            opened
-            and length >= 2
+            (ends or (opened and length >= 2 and not set(before) & _holds()))
+            and length >= 1
             and not out[-1].endswith(_ENDS)
-            and not set(before) & _holds()
             and _opens_clause(word, rest)
         ):
             out[-1] = f"{out[-1]},"
             length = 0
         if length == 0:
-            opened = word in _USER | _OTHERS or mention_at(rest, 0) is not None
+            opened = mention_at(rest, 0) is not None or _opens_clause(word, rest)
         length += 1
         out.append(token)
         if token.endswith(_ENDS):
@@ -85,7 +95,15 @@ def _opens_clause(word: str, rest: str) -> bool:
         # contraction holds its verb ("i'm 29").
         least = 2 if "'" in word else 3
         return len(words) >= least and words[1] not in lexicon("value_breaks")
-    mention = mention_at(rest, 0) if word in {"my", "our"} else None
-    return mention is not None and third_person_verb(
-        words[mention.end] if mention.end < len(words) else ""
-    )
+    if word in {"it", "it's"}:  # "i love my job it is great"
+        return word == "it's" or words[1:2] in (["is"], ["was"])
+    if word not in {"my", "our"}:
+        return False
+    mention = mention_at(rest, 0)
+    if mention is not None:
+        return third_person_verb(words[mention.end] if mention.end < len(words) else "")
+    # "my shifts are 12 hours", "my physio is called ruth": a noun or two, then a copula.
+    for at in (2, 3):
+        if words[at : at + 1] and words[at] in lexicon("copulas"):
+            return not set(words[1:at]) & (_holds() | {"it", "that", "this", "there"})
+    return False

@@ -194,3 +194,30 @@ def test_a_state_the_user_and_one_of_their_people_share_is_a_fact_of_each():
 
 def test_we_both_is_the_users_own_fact_without_the_both():
     assert "User works nights" in _read("we both work nights")
+
+
+@pytest.mark.parametrize(
+    ("typed", "facts"),
+    [
+        (
+            "work is mad rn im a barista at a cafe my shifts are 10 hours my boss is nice tho",
+            ["User is a barista at a cafe", "User's boss is nice"],
+        ),
+        ("i hate flying honestly i get anxious", ["User hates flying", "User gets anxious"]),
+        ("i love my flat it is tiny tho", ["User loves their flat"]),
+    ],
+)
+def test_a_run_on_breaks_after_chat_words_and_before_a_new_subject(typed, facts):
+    captions = _read(typed)
+    for fact in facts:
+        assert fact in captions
+    _no_first_person(captions)
+    assert not any(" their " in c and c.startswith("User is") for c in captions)
+
+
+def test_she_after_a_pet_the_user_named_is_the_pet_not_the_person_before():
+    captions = _read(
+        "i live with my boyfriend he works in finance and we have a cat called luna shes 3"
+    )
+    assert "User's cat Luna is 3" in captions
+    assert not any(c.startswith("User's boyfriend is 3") for c in captions)
