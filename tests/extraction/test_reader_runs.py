@@ -221,3 +221,8 @@ def test_she_after_a_pet_the_user_named_is_the_pet_not_the_person_before():
     )
     assert "User's cat Luna is 3" in captions
     assert not any(c.startswith("User's boyfriend is 3") for c in captions)
+
+
+def test_a_closing_aside_is_dropped_and_one_with_a_number_kept():
+    assert _read("i cant stand olives (dont judge me)") == ["User can't stand olives"]
+    assert _read("i have twin girls (4)") == ["User has twin girls (4)"]
