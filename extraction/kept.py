@@ -56,7 +56,7 @@ def _elliptic(caption: str) -> bool:
 
 
 # What cannot be the verb an auxiliary takes: a preposition or a break ("like" is a verb too).
-_NO_VERBS = (lexicon("value_breaks") | lexicon("clause_breaks")) - {"like"}
+_NO_VERBS = (lexicon("value_breaks") | lexicon("clause_breaks")) - {"like", "most", "each", "every"}
 
 
 # The user as a subject in the first person: never after "User" in a caption.

@@ -61,7 +61,7 @@ CONFIDENCE = 0.7
 # A clause goes on with another subject after "and" / "but" ("I'm vegan and my partner is a
 # nurse"): each is its own statement.
 _SUBJECT_BREAK = re.compile(
-    r"\s*(?:\s(?:and|but|while|plus)|&|\+)(?:\s+(?:now|then|also|so|since))?\s+"
+    r"\s*(?:\s(?:and|but|while|plus|because|cause|cos)|&|\+)(?:\s+(?:now|then|also|so|since))?\s+"
     r"(?=(?:i|i'm|im|i've|ive|my|our|we|we're|it|it's|its|she|she's|he|he's|they|they're)\b)",
     re.I,
 )

@@ -226,3 +226,13 @@ def test_she_after_a_pet_the_user_named_is_the_pet_not_the_person_before():
 def test_a_closing_aside_is_dropped_and_one_with_a_number_kept():
     assert _read("i cant stand olives (dont judge me)") == ["User can't stand olives"]
     assert _read("i have twin girls (4)") == ["User has twin girls (4)"]
+
+
+def test_does_most_of_is_a_verb_with_its_object_not_a_stand_in():
+    captions = _read("My wife is a plumber, so she does most of the repairs herself.")
+    assert "User's wife does most of the repairs herself" in captions
+    assert _read("my partner does") == []
+
+
+def test_a_new_subject_after_because_is_its_own_statement():
+    assert "User's wife got a job in Leeds" in _read("we moved because my wife got a job in leeds")
