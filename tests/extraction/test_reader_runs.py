@@ -236,3 +236,19 @@ def test_does_most_of_is_a_verb_with_its_object_not_a_stand_in():
 
 def test_a_new_subject_after_because_is_its_own_statement():
     assert "User's wife got a job in Leeds" in _read("we moved because my wife got a job in leeds")
+
+
+@pytest.mark.parametrize(
+    ("typed", "fact"),
+    [
+        ("i vape tho, trying to quit", "User is trying to quit"),
+        ("learning japanese rn for fun", None),  # about now: not stored
+        ("expecting our second baby in march!", "User is expecting their second baby in march"),
+    ],
+)
+def test_an_undertaking_said_without_im_is_the_users(typed, fact):
+    captions = _read(typed)
+    if fact is None:
+        assert not any("learning" in c for c in captions)
+    else:
+        assert fact in captions
