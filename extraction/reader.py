@@ -48,7 +48,7 @@ from extraction.people import (
     subject_of,
     together,
 )
-from extraction.shared import shared
+from extraction.shared import same_as_before, shared
 from extraction.wording import tidy_caption
 from memories.attributes import PRACTICE, attribute
 from memories.facets import category_of, kind_of
@@ -413,7 +413,8 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
     opened = _opened(clause)
     ended, about, state.ended, state.about = state.ended, state.about, "", ""
     group, state.group = state.group, ""
-    if copied := shared(statement, state.last):  # "..., like my mum": the fact is hers too
+    copied = shared(statement, state.last) or same_as_before(statement, state.last)
+    if copied:  # "..., like my mum", "my son has the same allergy": the fact is theirs too
         return [copied]
     names = names_alone(statement) if group else None
     if names:  # "I have two cats, Pip and Squeak"

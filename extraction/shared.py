@@ -1,5 +1,5 @@
 """A fact the user shares with one of their people: "im lactose intolerant too, like my mum",
-"I do not drink alcohol, and neither does my wife".
+"I do not drink alcohol, and neither does my wife", "my son has the same allergy".
 
 A clause of a phrase of `core/lexicons/sharers.txt` and one of the user's people alone (maybe
 "too") states the fact of the caption before it about that person: "User is lactose
@@ -13,6 +13,8 @@ from functools import cache
 
 from core.lexicon import lexicon, words_of
 from extraction.people import mention_at
+from memories.attributes import attribute
+from memories.facets import read as read_facets
 
 
 @cache
@@ -39,4 +41,28 @@ def shared(statement: str, before: str) -> str | None:
         if mention.relation in lexicon("people_plural"):
             return None  # "like my parents": a plural verb the caption does not have
         return f"User's {mention.said()} {before.removeprefix('User ')}"
+    return None
+
+
+def same_as_before(statement: str, before: str) -> str | None:
+    """ "my son has the same allergy" after "User is allergic to shellfish": the fact before
+    about the person, when the noun names the attribute the registry reads in it (its name or
+    label: "allergy", "condition", "diet", "job"); else None."""
+    if not before.startswith("User ") or before.startswith("User and "):
+        return None
+    words = words_of(statement)
+    while words[:1] and words[0] in {"and", "but"} | lexicon("fillers"):
+        words = words[1:]
+    mention = mention_at(" ".join(words), 0)
+    if mention is None or mention.count or mention.relation in lexicon("people_plural"):
+        return None
+    rest = words[mention.end :]
+    if rest[:3] not in (["has", "the", "same"], ["has", "got", "the"]) or len(rest) != 4:
+        return None
+    noun = rest[-1].removesuffix("s")
+    plain = " ".join(w for w in before.split() if w.lower() not in lexicon("adverbs"))
+    for facet in read_facets(plain):
+        entry = attribute(facet.attribute.split(":")[0])
+        if facet.subject == "user" and noun in {facet.attribute, *entry.label.split()}:
+            return f"User's {mention.said()} {plain.removeprefix('User ')}"
     return None

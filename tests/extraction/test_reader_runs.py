@@ -252,3 +252,9 @@ def test_an_undertaking_said_without_im_is_the_users(typed, fact):
         assert not any("learning" in c for c in captions)
     else:
         assert fact in captions
+
+
+def test_the_same_attribute_as_the_user_is_the_persons_fact_and_otherwise_not_stored():
+    captions = _read("im allergic to penicillin. my daughter has the same allergy")
+    assert "User's daughter is allergic to penicillin" in captions
+    assert _read("im a nurse. my sister has the same allergy") == ["User is a nurse"]
