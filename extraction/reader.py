@@ -206,6 +206,8 @@ def _fragment(part: str) -> str:
     # allergy"), an open "has" (anything at all) aside.
     article = "" if said[0] in {"a", "an", "the"} else "an " if text[0] in "aeiouAEIOU" else "a "
     openings = ("I have ",) if said[0] == "no" else ("I'm ", f"I'm {article}", "I have ")
+    if any(f.attribute == "condition" for f in read_facets(f"User has {text}")):
+        openings = ("I'm ",) if text.lower() in lexicon("condition_states") else ("I have ",)
     for opening in openings:
         for facet in read_facets(caption_of(f"{opening}{text}")):
             name = facet.attribute.split(":")[0]

@@ -258,3 +258,11 @@ def test_the_same_attribute_as_the_user_is_the_persons_fact_and_otherwise_not_st
     captions = _read("im allergic to penicillin. my daughter has the same allergy")
     assert "User's daughter is allergic to penicillin" in captions
     assert _read("im a nurse. my sister has the same allergy") == ["User is a nurse"]
+
+
+def test_a_condition_in_a_list_is_had_unless_it_is_said_as_a_state():
+    captions = _read("me: 51, hypertension, epileptic, arthritis")
+    assert "User has hypertension" in captions
+    assert "User is epileptic" in captions
+    assert "User has arthritis" in captions
+    assert not any(c in captions for c in ("User is hypertension", "User is arthritis"))
