@@ -132,6 +132,9 @@ def resolved(part: str, person: str) -> str:
     match = _PRONOUN.match(part)
     if not match or not person:
         return part
+    gender = pairs("people_genders").get(person.split()[0])
+    if gender and match.group(0).lower().split()[0].split("'")[0] in {"he", "she"} - {gender}:
+        return part  # "a son ... shes 9": not the son; the clause stays unread
     rest = part[match.end() :]
     several = person.split()[0] in lexicon("people_plural")  # "my parents ... theyre ..."
     verbs = {"'s": " is", "'re": " are" if several else " is", " are": " are" if several else " is"}
@@ -295,6 +298,10 @@ def third_person_verb(word: str) -> bool:
     return bool(stems & lexicon("pro_drop"))
 
 
+# What opens another item of a list, not a state: "a son hes 12 and a daughter".
+_LISTED = lexicon("determiners") | lexicon("quantities")
+
+
 def goes_on(piece: str, before: str, subject: str) -> str | None:
     """The words after "and" as a statement of the subject of the words before it, when they
     go on about it with a verb of their own ("my grandad is 94 and still drives" is "my
@@ -311,7 +318,9 @@ def goes_on(piece: str, before: str, subject: str) -> str | None:
     said = words_of(before)
     being = subject_being(before)
     aged = bool(said) and said[-1].isdigit() and being is not None
-    if aged and not words[0].isdigit() and words[0] not in lexicon("numerals"):
+    if aged and words[0] in _LISTED:
+        return piece  # "a son hes 12 and a daughter": another item, not the son's state
+    if aged and not (words[0].isdigit() or words[0] in lexicon("numerals")):
         return f"{being} {piece}"
     return None
 

@@ -346,7 +346,7 @@ def read_statements(
                 opens = at in starts or clauses[at - 1][0].rstrip()[-1:] in {".", "!", "?"}
                 captions = _captions(clause, statement, state, opens)
             read = [(caption, category(caption)) for caption in captions]
-            state.last = captions[-1] if captions else ""
+            state.last = captions[-1] if captions else state.last * (not words_of(clause))
         except Exception:  # one unreadable clause must not lose the others
             _skip(clause, skipped, unit="clause")
             continue

@@ -32,10 +32,9 @@ def _holds() -> frozenset[str]:
         | lexicon("determiners")
         | lexicon("copulas")
         | lexicon("auxiliaries")
-        | lexicon("adverbs")
         | lexicon("first_person")
         | lexicon("subject_pronouns")
-    )
+    ) - {"now"}  # "im a teacher now my classes are huge": "now" ends the clause before
 
 
 @cache
@@ -65,7 +64,7 @@ def run_ons_marked(text: str) -> str:
         if length == 0 and word in lexicon("fillers"):
             out.append(token)  # "hi im sam": the clause opens after the greeting
             continue
-        rest = " ".join(tokens[at:])
+        rest = _to_end(tokens[at:])
         # The word before: an emoticon (no word at all, ":(") holds nothing open.
         before = words_of(out[-1])[-1:] if out else ["."]
         ends = bool(set(before) & _enders())  # "work is crazy rn im a chef", "lol"
@@ -78,12 +77,24 @@ def run_ons_marked(text: str) -> str:
             out[-1] = f"{out[-1]},"
             length = 0
         if length == 0:
-            opened = mention_at(rest, 0) is not None or _opens_clause(word, rest)
+            opened = (
+                mention_at(rest, 0) is not None
+                or _opens_clause(word, rest)
+                or words_of(rest)[:2] == ["me", "and"]  # "me and my sister are ..."
+            )
         length += 1
         out.append(token)
         if token.endswith(_ENDS):
             length = 0
     return " ".join(out)
+
+
+def _to_end(tokens: list[str]) -> str:
+    """The tokens up to the end of their clause as typed (its mark included)."""
+    for at, token in enumerate(tokens):
+        if token.endswith(_ENDS):
+            return " ".join(tokens[: at + 1])
+    return " ".join(tokens)
 
 
 def _opens_clause(word: str, rest: str) -> bool:
@@ -97,9 +108,9 @@ def _opens_clause(word: str, rest: str) -> bool:
         return len(words) >= least and words[1] not in lexicon("value_breaks")
     if word in {"it", "it's"}:  # "i love my job it is great"
         return word == "it's" or words[1:2] in (["is"], ["was"])
-    if word not in {"my", "our"}:
+    if word not in {"my", "our", "the", "his", "her", "their"}:
         return False
-    mention = mention_at(rest, 0)
+    mention = mention_at(rest, 0) if word in {"my", "our"} else None
     if mention is not None:
         return third_person_verb(words[mention.end] if mention.end < len(words) else "")
     # "my shifts are 12 hours", "my physio is called ruth": a noun or two, then a copula.

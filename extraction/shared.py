@@ -22,6 +22,10 @@ def _sharers() -> tuple[list[str], ...]:
     return tuple(sorted((p.split() for p in lexicon("sharers")), key=len, reverse=True))
 
 
+# The verb that echoes the fact before it ("my son is too", "my wife does as well").
+_ECHOES = frozenset({"is", "does", "has", "can", "was", "did"})
+
+
 def shared(statement: str, before: str) -> str | None:
     """The caption `before` about the person a sharing clause names, else None."""
     if not before.startswith("User ") or before.startswith("User and "):
@@ -29,8 +33,13 @@ def shared(statement: str, before: str) -> str | None:
     words = words_of(statement)
     while words[:1] and words[0] in {"and", "but"} | lexicon("fillers"):
         words = words[1:]
-    if words[-1:] in (["too"], ["also"], ["as", "well"]):
-        words = words[:-1]
+    if words[-1:] in (["too"], ["also"]) or words[-2:] == ["as", "well"]:
+        echoed = words[:-2] if words[-1] == "well" else words[:-1]
+        mention = mention_at(" ".join(echoed), 0)
+        if mention and mention.end == len(echoed) - 1 and echoed[-1] in _ECHOES:
+            words = ["so", "is", *echoed[: mention.end]]  # "my son is too": "so is my son"
+        else:
+            words = echoed
     for phrase in _sharers():
         if words[: len(phrase)] != phrase:
             continue

@@ -266,3 +266,35 @@ def test_a_condition_in_a_list_is_had_unless_it_is_said_as_a_state():
     assert "User is epileptic" in captions
     assert "User has arthritis" in captions
     assert not any(c in captions for c in ("User is hypertension", "User is arthritis"))
+
+
+def test_a_pronoun_of_the_other_gender_is_never_the_person_named_before():
+    captions = _read("i have a son hes 12 and a daughter shes 9")
+    assert "User's son is 12" in captions
+    assert "User's son is 9" not in captions
+    assert not any("daughter" in c and c.startswith("User's son") for c in captions)
+
+
+def test_a_run_on_never_joins_a_list_of_the_users_people_into_one_caption():
+    captions = _read("we have 3 kids the oldest is 10 the youngest is 2")
+    assert captions == ["User has 3 kids"]
+
+
+def test_a_run_on_is_not_split_after_a_preposition_or_across_a_sentence():
+    captions = _read(
+        "My brother is a roofer, so he does most of the repairs himself. Could you help?"
+    )
+    assert "User's brother does most of the repairs himself" in captions
+
+
+def test_a_persons_echo_of_the_users_fact_after_an_emoji_is_theirs_too():
+    assert "User's son is allergic to nuts" in _read("im allergic to nuts 🥜 my son is too 😬")
+
+
+def test_a_run_on_breaks_after_now_and_opens_with_me_and():
+    captions = _read("im a chef now my shifts are 12 hours")
+    assert "User is a chef now" in captions
+    captions = _read("me and my sister are both nurses she works in leeds i work in york")
+    assert "User's sister works in Leeds" in captions
+    assert "User works in York" in captions
+    _no_first_person(captions)
