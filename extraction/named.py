@@ -16,9 +16,9 @@ import re
 from core.lexicon import lexicon, words_of
 from extraction.people import never_name, third_person_verb
 
-# "User has two cats", "User has 2 kids": a count of the user's people or pets.
+# "User has two cats", "User has 2 kids", "User has twins": the user's people or pets counted.
 _COUNTED = re.compile(
-    r"^User (?:has|has got|got|adopted|keeps) (?P<count>\w+) (?P<group>[\w -]+?)$"
+    r"^User (?:has|has got|got|adopted|keeps) (?:(?P<count>\w+) )?(?P<group>[\w -]+?)$"
 )
 
 
@@ -27,10 +27,12 @@ def group_counted(caption: str) -> str | None:
     match = _COUNTED.match(caption)
     if not match:
         return None
-    count = match["count"].lower()
-    if not (count.isdigit() or count in lexicon("numerals")):
-        return None
+    count = (match["count"] or "").lower()
     group = match["group"].lower()
+    if count and not (count.isdigit() or count in lexicon("numerals")):
+        return None  # "User has a dog", "User has no kids"
+    if not count and " " in group:
+        return None  # "User has twins" only: a group named alone
     return group if group in lexicon("people_plural") else None
 
 

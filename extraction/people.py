@@ -132,11 +132,13 @@ def resolved(part: str, person: str) -> str:
     match = _PRONOUN.match(part)
     if not match or not person:
         return part
+    several = person.split()[0] in lexicon("people_plural")  # "my parents ... theyre ..."
+    if match.group(0).lower().startswith("they") and not several:
+        return part  # "my wife ... we have twins theyre 2": "they" is never one person
     gender = pairs("people_genders").get(person.split()[0])
     if gender and match.group(0).lower().split()[0].split("'")[0] in {"he", "she"} - {gender}:
         return part  # "a son ... shes 9": not the son; the clause stays unread
     rest = part[match.end() :]
-    several = person.split()[0] in lexicon("people_plural")  # "my parents ... theyre ..."
     verbs = {"'s": " is", "'re": " are" if several else " is", " are": " are" if several else " is"}
     verb = verbs.get(match["verb"], match["verb"])
     if match["verb"] == "'s" and words_of(rest)[:1] and words_of(rest)[0] in _HAS:

@@ -34,7 +34,15 @@ def _holds() -> frozenset[str]:
         | lexicon("auxiliaries")
         | lexicon("first_person")
         | lexicon("subject_pronouns")
-    ) - {"now"}  # "im a teacher now my classes are huge": "now" ends the clause before
+    ) - _TIMES
+
+
+# The words of `value_breaks` that end a time, not open a value: a clause may end on them ("im
+# a teacher now my classes are huge", "in spain most of the year my dad plays golf").
+_TIMES = frozenset(
+    {"now", "again", "too", "anymore", "lol", "haha", "ago", "yesterday", "recently", "day",
+     "days", "week", "weeks", "month", "months", "year", "years"}
+)  # fmt: skip
 
 
 @cache
@@ -104,10 +112,11 @@ def _opens_clause(word: str, rest: str) -> bool:
     if word in _USER | _OTHERS:
         # "i" and a verb ending the run close a relative clause ("every app i use"); a
         # contraction holds its verb ("i'm 29").
-        least = 2 if "'" in word else 3
-        return len(words) >= least and words[1] not in lexicon("value_breaks")
+        if "'" in word:  # "they're in spain", "i'm 29"
+            return len(words) >= 2
+        return len(words) >= 3 and words[1] not in lexicon("value_breaks")
     if word in {"it", "it's"}:  # "i love my job it is great"
-        return word == "it's" or words[1:2] in (["is"], ["was"])
+        return word == "it's" or words[1:2] in (["is"], ["was"], ["has"])
     if word not in {"my", "our", "the", "his", "her", "their"}:
         return False
     mention = mention_at(rest, 0) if word in {"my", "our"} else None

@@ -298,3 +298,20 @@ def test_a_run_on_breaks_after_now_and_opens_with_me_and():
     assert "User's sister works in Leeds" in captions
     assert "User works in York" in captions
     _no_first_person(captions)
+
+
+def test_they_after_one_person_is_never_that_person():
+    captions = _read("my wife is a dentist 🦷 we have twins 👶👶 theyre 2")
+    assert "User's twins are 2" in captions
+    assert not any(c.startswith("User's wife is 2") for c in captions)
+    assert _read("my boss is strict, they are never late") == ["User's boss is strict"]
+
+
+def test_a_run_on_ends_after_a_time_word_and_before_they_are_in():
+    captions = _read(
+        "my grandparents are retired theyre in italy most of the year"
+        " my grandad plays golf every day"
+    )
+    assert "User's grandparents are in Italy most of the year" in captions
+    assert "User's grandad plays golf every day" in captions
+    _no_first_person(captions)
