@@ -205,5 +205,7 @@ def opens_without_i(words: list[str]) -> bool:
     after an adverb): "moved to Lisbon!", "finally sold the car", "not a fan of horror"."""
     if words and words[0] in lexicon("adverbs"):
         words = words[1:]
+    if words[1:2] and words[1] in {"is", "are", "was", "were", "has"}:
+        return False  # "work has been a lot lately": the word is the subject, not a verb
     opening = " ".join(words[:2])
     return any(opening == p or opening.startswith(f"{p} ") for p in lexicon("pro_drop"))

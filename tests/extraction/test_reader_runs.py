@@ -315,3 +315,8 @@ def test_a_run_on_ends_after_a_time_word_and_before_they_are_in():
     assert "User's grandparents are in Italy most of the year" in captions
     assert "User's grandad plays golf every day" in captions
     _no_first_person(captions)
+
+
+def test_a_verb_chat_leaves_the_i_out_of_followed_by_is_is_a_noun_subject():
+    captions = _read("ngl work has been a lot lately lol. im a nurse at a care home")
+    assert captions == ["User is a nurse at a care home"]
