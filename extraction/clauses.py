@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 from core.lexicon import lexicon, words_of
 from extraction.chat_forms import apostrophes_restored
+from extraction.run_ons import run_ons_marked
 from extraction.wording import symbols_read, third_person, tidy_caption
 from memories.facets import read as read_facets
 from memories.instructions import before_instruction
@@ -171,6 +172,7 @@ def clauses_read(
         content = before_instruction(str(message.get("content", "")))
         content = symbols_read(content)  # an emoji says nothing, and may end a clause
         content = apostrophes_restored(content)  # "shes" is "she's", "im" is "i'm"
+        content = run_ons_marked(content)  # "im 29 i work in sales my husband is ..."
         if starts is not None:
             starts.append(len(found))
         for clause in _CLAUSE.findall(_APPOSITION.sub(_named_first, content)):
@@ -203,5 +205,7 @@ def opens_without_i(words: list[str]) -> bool:
     after an adverb): "moved to Lisbon!", "finally sold the car", "not a fan of horror"."""
     if words and words[0] in lexicon("adverbs"):
         words = words[1:]
+    if words[1:2] and words[1] in {"is", "are", "was", "were", "has"}:
+        return False  # "work has been a lot lately": the word is the subject, not a verb
     opening = " ".join(words[:2])
     return any(opening == p or opening.startswith(f"{p} ") for p in lexicon("pro_drop"))

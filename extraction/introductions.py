@@ -68,6 +68,17 @@ def _name(clause: str, *, aged: bool) -> str | None:
     return f"User is called {typed}"
 
 
+def _opener(clause: str) -> bool:
+    """Whether a clause opens a chat the way `fragment_openers.txt` lists ("greetings from
+    leeds!", "hello from porto"): a fact of its own, after which an introduction may follow."""
+    said = {" ".join(_said(clause)), " ".join(words_of(clause))}
+    return any(
+        text.startswith(f"{entry.partition('=')[0].strip()} ")
+        for entry in lexicon("fragment_openers")
+        for text in said
+    )
+
+
 def introductions(clauses: list[tuple[str, str]], starts: list[int]) -> dict[int, str]:
     """The captions of the clauses that introduce the user, by the clause's index: each
     message's first clauses (after a greeting), the name and the age that follows it."""
@@ -76,6 +87,8 @@ def introductions(clauses: list[tuple[str, str]], starts: list[int]) -> dict[int
         at = start
         while at < len(clauses) and clauses[at][1] and not _said(clauses[at][1]):
             at += 1  # "ciao!", "hey": a greeting
+        if at + 1 < len(clauses) and at + 1 not in starts and _opener(clauses[at][1]):
+            at += 1  # "greetings from leeds! im priyanka, 29": the opener says where
         if at >= len(clauses) or not clauses[at][1]:
             continue
         statement = clauses[at][1]

@@ -56,7 +56,7 @@ def _elliptic(caption: str) -> bool:
 
 
 # What cannot be the verb an auxiliary takes: a preposition or a break ("like" is a verb too).
-_NO_VERBS = (lexicon("value_breaks") | lexicon("clause_breaks")) - {"like"}
+_NO_VERBS = (lexicon("value_breaks") | lexicon("clause_breaks")) - {"like", "most", "each", "every"}
 
 
 # The user as a subject in the first person: never after "User" in a caption.
@@ -70,7 +70,8 @@ _IS = re.compile(r"^(User's \S+?)'s\b(?!\s+(?:a|an|the)?\s*\S+\s+(?:is|are|was)\
 def caption_of(part: str) -> str:
     """A first-person part as the reader's caption ("my dad's a chef" is "User's dad is a
     chef")."""
-    caption = tidy_caption(third_person(part))
+    # "we both work shifts": the user's own fact, the "both" a fact of someone unnamed.
+    caption = _BOTH.sub("User ", tidy_caption(third_person(part)))
     match = _IS.match(caption)
     # "my partner's parents live in Cork": the 's before one of the user's people is theirs.
     after = words_of(caption[match.end() :])[:1] if match else []
@@ -83,5 +84,6 @@ def caption_of(part: str) -> str:
     return caption
 
 
+_BOTH = re.compile(r"^User (?:both|all) (?!of\b)")
 _THEY = {"i": "they", "i'm": "they're", "i've": "they've", "i'd": "they'd", "i'll": "they'll"}
 _INNER_I = re.compile(r"(?<=\s)(?:i|i['\u2019](?:m|ve|d|ll))\b(?!['\u2019])", re.I)

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from core.lexicon import lexicon, words_of
+from core.lexicon import lexicon, pairs, word_spans, words_of
 from memories.facets import read as read_facets
 
 
@@ -132,8 +132,13 @@ def resolved(part: str, person: str) -> str:
     match = _PRONOUN.match(part)
     if not match or not person:
         return part
-    rest = part[match.end() :]
     several = person.split()[0] in lexicon("people_plural")  # "my parents ... theyre ..."
+    if match.group(0).lower().startswith("they") and not several:
+        return part  # "my wife ... we have twins theyre 2": "they" is never one person
+    gender = pairs("people_genders").get(person.split()[0])
+    if gender and match.group(0).lower().split()[0].split("'")[0] in {"he", "she"} - {gender}:
+        return part  # "a son ... shes 9": not the son; the clause stays unread
+    rest = part[match.end() :]
     verbs = {"'s": " is", "'re": " are" if several else " is", " are": " are" if several else " is"}
     verb = verbs.get(match["verb"], match["verb"])
     if match["verb"] == "'s" and words_of(rest)[:1] and words_of(rest)[0] in _HAS:
@@ -254,6 +259,11 @@ def named_last(part: str) -> str:
     """The person or pet a clause ends by naming with an article ("i got a dog", "we have a
     new puppy"), whom a "she" or an apposition after it means; "" if none."""
     words = words_of(part)
+    if len(words) >= 5 and words[-2] in lexicon("naming_words") and not never_name(words[-1]):
+        # "we have a cat called luna": the pet, with the name the user gave
+        cased = _cased(part)
+        found = named_last(" ".join(words[:-2]))
+        return f"{found} {cased[-1]}" if found and len(cased) == len(words) else found
     if len(words) < 3 or words[-1] not in lexicon("people"):
         return ""
     return words[-1] if {"a", "an", "the"} & set(words[-3:-1]) else ""
@@ -276,3 +286,84 @@ def subject_being(part: str) -> str | None:
     ):
         return f"{subject} {said[at]}"
     return None
+
+
+def third_person_verb(word: str) -> bool:
+    """Whether a word after one of the user's people is a verb: a copula, the third-person
+    form of a closed verb ("has", "goes", "won't") or of a verb chat leaves the "I" out of
+    ("works", "lives", "uses", "drives")."""
+    if word in lexicon("copulas") or word in set(pairs("verb_forms").values()):
+        return True
+    stems = {word[:-1], word[:-2]} if word.endswith("s") else set()
+    if word.endswith("ies"):
+        stems.add(f"{word[:-3]}y")
+    return bool(stems & lexicon("pro_drop"))
+
+
+# What opens another item of a list, not a state: "a son hes 12 and a daughter".
+_LISTED = lexicon("determiners") | lexicon("quantities")
+
+
+def goes_on(piece: str, before: str, subject: str) -> str | None:
+    """The words after "and" as a statement of the subject of the words before it, when they
+    go on about it with a verb of their own ("my grandad is 94 and still drives" is "my
+    grandad still drives", "has ms and uses a wheelchair"), or with a state after an age
+    ("hes 27 and between jobs" is "he's between jobs"): an age is a whole value, so what
+    follows it is a new predicate, unless it is another number ("my kids are 8 and 11")."""
+    words = words_of(piece)
+    while words and words[0] in lexicon("adverbs"):
+        words = words[1:]
+    if not words or words[0] in {"be", "been", "being"}:
+        return None
+    if third_person_verb(words[0]):
+        return f"{subject} {piece}"
+    said = words_of(before)
+    being = subject_being(before)
+    aged = bool(said) and said[-1].isdigit() and being is not None
+    if aged and words[0] in _LISTED:
+        return piece  # "a son hes 12 and a daughter": another item, not the son's state
+    if aged and not (words[0].isdigit() or words[0] in lexicon("numerals")):
+        return f"{being} {piece}"
+    return None
+
+
+def reported(statement: str) -> str:
+    """What someone else said about one of the user's people or pets, as its own clause: "the
+    vet said our old cat has kidney disease" is "our old cat has kidney disease". Only then:
+    what they said of the user ("my sister says im lazy") is their word, never the user's
+    fact, and the user's own "i said" is not reported speech."""
+    words = words_of(statement)
+    for at, word in enumerate(words[:5]):
+        if word not in lexicon("reporting") or not at:
+            continue
+        if set(words[:at]) & lexicon("first_person") - {"my", "our"}:
+            return statement  # "i told my boss ...": the user speaking
+        start = at + 1
+        while words[start : start + 1] and words[start] in {"me", "us", "that"}:
+            start += 1
+        mention = mention_at(" ".join(words[start:]), 0)
+        said = words[start:]
+        verb = mention.end if mention else len(said)
+        if verb + 1 < len(said) and not never_name(said[verb]):
+            verb += 1 if third_person_verb(said[verb + 1]) else 0  # "our cat smudge has"
+        if verb >= len(said) or not third_person_verb(said[verb]):
+            return statement
+        return statement[word_spans(statement)[start].start() :]
+    return statement
+
+
+_JOINT_STATE = re.compile(r"^User and their (?P<who>[\w' -]+?) are (?:both |all )?(?P<state>.+)$")
+
+
+def both_stated(joint: str) -> list[str] | None:
+    """A state the user and one of their people share, as a fact of each: "my partner and I
+    are both vegan" is "User is vegan" and "User's partner is vegan"; None for a joint fact
+    that is one (a plan of both, "are planning a trip") or a state the registry does not
+    close."""
+    match = _JOINT_STATE.match(joint)
+    if not match or " and " in match["who"] or match["who"].split()[0] in lexicon("people_plural"):
+        return None
+    state = match["state"]
+    if not closed_reading(f"User is {state}"):
+        return None
+    return [f"User is {state}", f"User's {match['who']} is {state}"]

@@ -22,28 +22,33 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
-from core.lexicon import lexicon, pairs, words_of
+from core.lexicon import lexicon, pairs, word_spans, words_of
 from core.metrics import READER_CLAUSES_SKIPPED
 from extraction.candidates import Candidate
 from extraction.clauses import has_phrase, instructs, opens_without_i, user_clauses
 from extraction.introductions import introductions
 from extraction.kept import caption_kept, caption_of
+from extraction.named import group_counted, group_named, names_alone, names_placed, one_of
 from extraction.people import (
+    both_stated,
     closed_reading,
+    goes_on,
     last_person,
     listed_with,
     lists_rejoined,
     mention_at,
     named_last,
+    reported,
     resolved,
     stated,
     subject_being,
     subject_of,
     together,
 )
+from extraction.shared import same_as_before, shared
 from extraction.wording import tidy_caption
 from memories.attributes import PRACTICE, attribute
 from memories.facets import category_of, kind_of
@@ -56,7 +61,7 @@ CONFIDENCE = 0.7
 # A clause goes on with another subject after "and" / "but" ("I'm vegan and my partner is a
 # nurse"): each is its own statement.
 _SUBJECT_BREAK = re.compile(
-    r"\s*(?:\s(?:and|but|while|plus)|&|\+)(?:\s+(?:now|then|also|so|since))?\s+"
+    r"\s*(?:\s(?:and|but|while|plus|because|cause|cos)|&|\+)(?:\s+(?:now|then|also|so|since))?\s+"
     r"(?=(?:i|i'm|im|i've|ive|my|our|we|we're|it|it's|its|she|she's|he|he's|they|they're)\b)",
     re.I,
 )
@@ -84,8 +89,14 @@ def _parts(clause: str) -> list[str]:
                 parts.append(piece)
             elif subject and closed_reading(f"User {piece}"):
                 parts.append(f"{subject} {piece}")  # "he's retired and lives in cork"
-            elif (being := subject_being(parts[-1])) and closed_reading(f"User is {piece}"):
+            elif (
+                (being := subject_being(parts[-1]))
+                and closed_reading(f"User is {piece}")
+                and not (said[0].isdigit() and words_of(parts[-1])[-1].isdigit())
+            ):  # "my kids are 8 and 11" is one value
                 parts.append(f"{being} {piece}")  # "I'm 67 and recently widowed"
+            elif subject and (going_on := goes_on(piece, parts[-1], subject)):
+                parts.append(going_on)  # "is 94 and still drives", "hes 27 and between jobs"
             else:
                 parts[-1] = f"{parts[-1]} and {piece}"
     return lists_rejoined([_undangled(part) for part in parts if _undangled(part)])
@@ -195,6 +206,8 @@ def _fragment(part: str) -> str:
     # allergy"), an open "has" (anything at all) aside.
     article = "" if said[0] in {"a", "an", "the"} else "an " if text[0] in "aeiouAEIOU" else "a "
     openings = ("I have ",) if said[0] == "no" else ("I'm ", f"I'm {article}", "I have ")
+    if any(f.attribute == "condition" for f in read_facets(f"User has {text}")):
+        openings = ("I'm ",) if text.lower() in lexicon("condition_states") else ("I have ",)
     for opening in openings:
         for facet in read_facets(caption_of(f"{opening}{text}")):
             name = facet.attribute.split(":")[0]
@@ -240,11 +253,12 @@ def _opened(clause: str) -> str:
     """A clause that opens the way chat states a fact without a subject ("greetings from
     Berlin!", "as a paralegal what's the best way ..."), as the user's own clause, with the
     value the registry reads after it ("I'm a paralegal"); "" for any other."""
-    words = clause.split()
     said = words_of(_opening(clause))
     for opening, stands_for in _openers():
         if said[: len(opening)] != opening:
-            continue
+            if words_of(clause)[: len(opening)] != opening:
+                continue
+            said = words_of(clause)  # "hello from porto": a greeting that is the opener
         value: list[str] = []
         for word in said[len(opening) :][:4]:
             if word in _value_stops():
@@ -253,8 +267,9 @@ def _opened(clause: str) -> str:
         if not value:
             return ""
         # The value as the user wrote it ("Lisbon"), from the clause's own words.
-        start = len(words) - len(said) + len(opening)
-        text = " ".join(w.strip(",.!?:;") for w in words[start : start + len(value)])
+        spans = word_spans(clause)
+        start = len(spans) - len(said) + len(opening)
+        text = clause[spans[start].start() : spans[start + len(value) - 1].end()]
         stated = f"{stands_for} {text}"
         facets = read_facets(caption_of(stated))
         if any(f.attribute.split(":")[0] not in {"practice", "about"} for f in facets):
@@ -331,6 +346,7 @@ def read_statements(
                 opens = at in starts or clauses[at - 1][0].rstrip()[-1:] in {".", "!", "?"}
                 captions = _captions(clause, statement, state, opens)
             read = [(caption, category(caption)) for caption in captions]
+            state.last = captions[-1] if captions else state.last * (not words_of(clause))
         except Exception:  # one unreadable clause must not lose the others
             _skip(clause, skipped, unit="clause")
             continue
@@ -386,6 +402,9 @@ class _State:
     person: str = ""  # whom a later "she" or "he" means ("gf priya")
     ended: str = ""  # the person or pet the last clause ended by naming ("i got a dog")
     about: str = ""  # whom the last clause was about, when one of the user's people
+    group: str = ""  # the people or pets the last clause counted ("cats")
+    last: str = ""  # the last caption the clause before stated
+    named: dict[str, str] = field(default_factory=dict)  # a name listed after a count: whose
 
 
 def _captions(clause: str, statement: str, state: _State, opens: bool = True) -> list[str]:
@@ -395,6 +414,15 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
     before was about ("my sister lives in bergen, moved there for uni and never left")."""
     opened = _opened(clause)
     ended, about, state.ended, state.about = state.ended, state.about, "", ""
+    group, state.group = state.group, ""
+    copied = shared(statement, state.last) or same_as_before(statement, state.last)
+    if copied:  # "..., like my mum", "my son has the same allergy": the fact is theirs too
+        return [copied]
+    names = names_alone(statement) if group else None
+    if names:  # "I have two cats, Pip and Squeak"
+        state.named.update({name.lower(): one_of(group) for name in names})
+        return [group_named(group, names)]
+    statement = names_placed(reported(statement), state.named)  # "Squeak is deaf": the cat
     if not statement and not opened:
         state.person = last_person(clause, state.person)
         return []
@@ -407,7 +435,8 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
     if joint:  # "me and my gf priya are planning ...": a fact of both
         state.person = last_person(said, state.person)
         # Its verb is plural ("run", "are"): `together` found it after the two subjects.
-        return [c for c in [tidy_caption(joint)] if caption_kept(c, verb=False)]
+        each = both_stated(tidy_caption(joint))  # "my partner and I are both vegan"
+        return [c for c in each or [tidy_caption(joint)] if caption_kept(c, verb=False)]
     captions: list[str] = []
     for part in [opened] if opened else _parts(statement):
         counted = mention_at(part.strip(" ,.!"), 0)
@@ -429,7 +458,8 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         if caption_kept(caption):
             captions.append(caption)
             state.ended = named_last(part)
-            state.person = state.ended or state.person
+            state.group = group_counted(caption) or ""
+            state.person = state.ended or state.group or state.person
     return captions
 
 

@@ -114,6 +114,9 @@ def _without_debris(caption: str) -> str:
     stand ("User broke up :("), and at its end the words of `chat_debris` ("User smokes tho",
     "User is lactose intolerant too"), which say how the user talks or echo another fact.
     "User" and its verb always stay."""
+    # A closing aside without a number ("User hates cheese (yes really)") is the user's
+    # comment on the fact; one with a number ("twin boys (9)") may hold part of it.
+    caption = re.sub(r"\s*\([^()\d]*\)[\s.!]*$", "", caption)
     words = [_unglued(word) for word in caption.split()]
     words = [word for word in words if not _in(word, "emoticons")]
     while len(words) > 2:

@@ -1,0 +1,84 @@
+"""Names listed after a count: "I have two cats, Pip and Squeak. Pip is a Maine Coon".
+
+A caption that counts the user's people or pets ("User has two cats", a relation of
+`core/lexicons/people_plural.txt`) opens a group. A clause right after it of names alone,
+joined by "and" or commas ("Pip and Squeak"), names the group ("User's cats are called Pip and
+Squeak"): nothing else can stand there, so the structure says they are names, whatever their
+case. A later clause with one of those names as its subject, a verb after it, is about that
+one ("Squeak is deaf" is "my cat Squeak is deaf"), and "they" after the count means the group
+("2 kids, they live with me on weekdays").
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.lexicon import lexicon, words_of
+from extraction.people import never_name, third_person_verb
+
+# "User has two cats", "User has 2 kids", "User has twins": the user's people or pets counted.
+_COUNTED = re.compile(
+    r"^User (?:has|has got|got|adopted|keeps) (?:(?P<count>\w+) )?(?P<group>[\w -]+?)$"
+)
+
+
+def group_counted(caption: str) -> str | None:
+    """The group a caption counts ("cats" in "User has two cats"), else None."""
+    match = _COUNTED.match(caption)
+    if not match:
+        return None
+    count = (match["count"] or "").lower()
+    group = match["group"].lower()
+    if count and not (count.isdigit() or count in lexicon("numerals")):
+        return None  # "User has a dog", "User has no kids"
+    if not count and " " in group:
+        return None  # "User has twins" only: a group named alone
+    return group if group in lexicon("people_plural") else None
+
+
+def one_of(group: str) -> str:
+    """The relation of one member of a group ("cat" of "cats", "puppy" of "puppies")."""
+    for single in (f"{group[:-3]}y", group[:-1], group[:-2]):
+        if group.endswith("s") and single in lexicon("people"):
+            return single
+    return group
+
+
+def names_alone(statement: str) -> list[str] | None:
+    """The names a clause lists and nothing else ("Pip and Squeak", "biscuit, fudge"), as
+    typed; None when any word is of a closed class or the list is longer than a few."""
+    cased = re.findall(r"[^\W\d_][\w'-]*", statement)
+    names = [word for word in cased if word.lower() not in {"and", "&"}]
+    if not names or len(names) > 4 or len(cased) != len(words_of(statement)):
+        return None
+    if any(never_name(word.lower()) or word.lower() in lexicon("people") for word in names):
+        return None
+    return names
+
+
+def group_named(group: str, names: list[str]) -> str:
+    """The caption naming a group ("User's cats are called Pip and Squeak")."""
+    if len(names) == 1:
+        return f"User's {one_of(group)} is called {names[0]}"
+    return f"User's {group} are called {', '.join(names[:-1])} and {names[-1]}"
+
+
+def names_placed(statement: str, named: dict[str, str]) -> str:
+    """The statement with each name of `named` that opens a clause (at its start or after
+    "and", a verb after it) as the user's pet or person it names: "Pip is a Maine Coon and
+    Squeak is deaf" is "my cat Pip is a Maine Coon and my cat Squeak is deaf"."""
+    if not named:
+        return statement
+
+    def placed(match: re.Match) -> str:
+        name, verb = match["name"], match["verb"]
+        relation = named.get(name.lower())
+        if relation is None or not third_person_verb(verb.lower()):
+            return match.group(0)
+        return f"{match['lead']}my {relation} {name} {verb}"
+
+    return re.sub(
+        r"(?P<lead>^\s*|\band\s+|,\s*)(?P<name>[^\W\d_][\w'-]*) (?P<verb>[\w']+)",
+        placed,
+        statement,
+    )

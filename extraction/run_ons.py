@@ -1,0 +1,129 @@
+"""A message typed as one run without punctuation ("im 29 i work in sales my husband is a
+teacher we have a cat"), marked into its clauses before it is split.
+
+A new clause starts where a subject comes after a complete clause with no mark between: the
+user ("i", "we", "i'm"), "he", "she" or "they", or one of the user's people ("my husband")
+followed by a verb. A subject after a word that holds a clause open (a preposition, a
+determiner, a conjunction, or a verb of thinking or saying: `core/lexicons/run_on_holds.txt`)
+goes on in the same sentence ("i think my sister is pregnant", "a photo of my dog"), and a
+run is only split once its own clause opened with a subject and has a word after it.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from core.lexicon import lexicon, words_of
+from extraction.people import mention_at, third_person_verb
+
+# The subjects that open a clause of their own in a run.
+_USER = frozenset({"i", "i'm", "i've", "we", "we're", "we've"})
+_OTHERS = frozenset({"he", "she", "they", "he's", "she's", "they're"})
+# Where a clause ends as typed: a sentence mark, a comma or a dash.
+_ENDS = (".", "!", "?", ";", ",", ":", "-", "\u2013", "\u2014")
+
+
+@cache
+def _holds() -> frozenset[str]:
+    return (
+        lexicon("run_on_holds")
+        | lexicon("conjunctions")
+        | lexicon("value_breaks")
+        | lexicon("determiners")
+        | lexicon("copulas")
+        | lexicon("auxiliaries")
+        | lexicon("first_person")
+        | lexicon("subject_pronouns")
+    ) - _TIMES
+
+
+# The words of `value_breaks` that end a time, not open a value: a clause may end on them ("im
+# a teacher now my classes are huge", "in spain most of the year my dad plays golf").
+_TIMES = frozenset(
+    {"now", "again", "too", "anymore", "lol", "haha", "ago", "yesterday", "recently", "day",
+     "days", "week", "weeks", "month", "months", "year", "years"}
+)  # fmt: skip
+
+
+@cache
+def _enders() -> frozenset[str]:
+    """The chat words a clause ends on, whatever opened it ("lol", "tbh", "rn", "honestly")."""
+    return (
+        (lexicon("chat_debris") | lexicon("fillers") | lexicon("temporary"))
+        - lexicon("conjunctions")
+        - {"like", "so", "too", "as", "well", "either", "also", "please", "pls"}
+    )
+
+
+def run_ons_marked(text: str) -> str:
+    """The text with a comma where a run-on opens a new clause (`_opens_clause`)."""
+    tokens = text.split(" ")
+    out: list[str] = []
+    opened, length = False, 0  # whether the clause so far opened with a subject; its words
+    for at, token in enumerate(tokens):
+        said = words_of(token)
+        if not said:
+            out.append(token)
+            if token in lexicon("emoticons"):
+                out.append(",")  # an emoticon ends its clause, as an emoji does
+                length = 0
+            continue
+        word = said[0]
+        if length == 0 and word in lexicon("fillers"):
+            out.append(token)  # "hi im sam": the clause opens after the greeting
+            continue
+        rest = _to_end(tokens[at:])
+        # The word before: an emoticon (no word at all, ":(") holds nothing open.
+        before = words_of(out[-1])[-1:] if out else ["."]
+        ends = bool(set(before) & _enders())  # "work is crazy rn im a chef", "lol"
+        if (
+            (ends or (opened and length >= 2 and not set(before) & _holds()))
+            and length >= 1
+            and not out[-1].endswith(_ENDS)
+            and _opens_clause(word, rest)
+        ):
+            out[-1] = f"{out[-1]},"
+            length = 0
+        if length == 0:
+            opened = (
+                mention_at(rest, 0) is not None
+                or _opens_clause(word, rest)
+                or words_of(rest)[:2] == ["me", "and"]  # "me and my sister are ..."
+            )
+        length += 1
+        out.append(token)
+        if token.endswith(_ENDS):
+            length = 0
+    return " ".join(out)
+
+
+def _to_end(tokens: list[str]) -> str:
+    """The tokens up to the end of their clause as typed (its mark included)."""
+    for at, token in enumerate(tokens):
+        if token.endswith(_ENDS):
+            return " ".join(tokens[: at + 1])
+    return " ".join(tokens)
+
+
+def _opens_clause(word: str, rest: str) -> bool:
+    """Whether the words from `rest` open a clause of their own: the user or a pronoun with a
+    word after it, or one of the user's people and then a verb."""
+    words = words_of(rest)
+    if word in _USER | _OTHERS:
+        # "i" and a verb ending the run close a relative clause ("every app i use"); a
+        # contraction holds its verb ("i'm 29").
+        if "'" in word:  # "they're in spain", "i'm 29"
+            return len(words) >= 2
+        return len(words) >= 3 and words[1] not in lexicon("value_breaks")
+    if word in {"it", "it's"}:  # "i love my job it is great"
+        return word == "it's" or words[1:2] in (["is"], ["was"], ["has"])
+    if word not in {"my", "our", "the", "his", "her", "their"}:
+        return False
+    mention = mention_at(rest, 0) if word in {"my", "our"} else None
+    if mention is not None:
+        return third_person_verb(words[mention.end] if mention.end < len(words) else "")
+    # "my shifts are 12 hours", "my physio is called ruth": a noun or two, then a copula.
+    for at in (2, 3):
+        if words[at : at + 1] and words[at] in lexicon("copulas"):
+            return not set(words[1:at]) & (_holds() | {"it", "that", "this", "there"})
+    return False
