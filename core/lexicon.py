@@ -50,6 +50,12 @@ def words_of(text: str) -> list[str]:
     return _WORD.findall(text.lower().replace("\u2019", "'"))
 
 
+def has_phrase(text: str, name: str) -> bool:
+    """Whether `text` holds a phrase of lexicon `name`, as whole words."""
+    padded = f" {' '.join(words_of(text))} "
+    return any(f" {phrase} " in padded for phrase in lexicon(name))
+
+
 def word_spans(text: str) -> list[re.Match]:
     """The words of `text` as `words_of` reads them, where they stand, as written: for a
     rewrite that keeps the rest of the text ("in turin," is "in Turin,")."""

@@ -25,12 +25,6 @@ def first_person_in(text: str) -> bool:
     return any(word in lexicon("first_person") for word in words_of(text))
 
 
-def has_phrase(text: str, name: str) -> bool:
-    """Whether `text` holds a phrase of lexicon `name`, as whole words."""
-    padded = f" {' '.join(words_of(text))} "
-    return any(f" {phrase} " in padded for phrase in lexicon(name))
-
-
 # A clause ends at a sentence mark, a comma or a dash ("my wife Anna — sorry, Ana").
 # An initial's full stop ("the U.S.") ends nothing, nor a hyphen or an en dash between two
 # letters or digits ("full-time", a "9 to 5" written with an en dash): a spaced dash does.

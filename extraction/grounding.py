@@ -26,12 +26,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cache
 
-from core.lexicon import lexicon, words_of
+from core.lexicon import has_phrase, lexicon, words_of
 from extraction.candidates import Candidate
 from extraction.clauses import (
     clauses_read,
     first_person_in,
-    has_phrase,
     opens_without_i,
     without_fillers,
 )

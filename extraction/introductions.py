@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import re
 
-from core.lexicon import lexicon, words_of
-from extraction.clauses import has_phrase
+from core.lexicon import has_phrase, lexicon, words_of
 from extraction.people import never_name
 from memories.attributes import PRACTICE, registry
 from memories.facets import read as read_facets

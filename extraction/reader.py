@@ -25,10 +25,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
-from core.lexicon import lexicon, pairs, word_spans, words_of
+from core.lexicon import has_phrase, lexicon, pairs, word_spans, words_of
 from core.metrics import READER_CLAUSES_SKIPPED
 from extraction.candidates import Candidate
-from extraction.clauses import has_phrase, instructs, opens_without_i, user_clauses
+from extraction.clauses import instructs, opens_without_i, user_clauses
 from extraction.introductions import introductions
 from extraction.kept import caption_kept, caption_of
 from extraction.named import group_counted, group_named, names_alone, names_placed, one_of
@@ -468,13 +468,9 @@ def _adverb_moved(part: str) -> str:
     goes after them, where the reader and the registry read it ("is now" a change)."""
     words = part.split(" ")
     said = words_of(" ".join(words[:2]))
-    if len(said) == 2 and said[0] in lexicon("adverbs") and said[1] in _SUBJECTS:
+    if len(said) == 2 and said[0] in lexicon("adverbs") and said[1] in lexicon("user_subjects"):
         return " ".join([words[1], words[0], *words[2:]])
     return part
-
-
-# The user as a clause's subject, with the verb a contraction holds ("i'm", "we've").
-_SUBJECTS = frozenset({"i", "i'm", "i've", "we", "we're", "we've"})
 
 
 def offline_candidates(

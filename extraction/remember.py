@@ -21,8 +21,9 @@ from django.conf import settings
 from django.db import transaction
 
 from core.exceptions import InvalidInput
+from core.lexicon import words_of
 from extraction.candidates import Candidate
-from extraction.clauses import statement_of, words_of
+from extraction.clauses import statement_of
 from extraction.decisions import Action, decide
 from extraction.pipeline import decisions_apply, known_memories_load, rules_only
 from extraction.reader import category

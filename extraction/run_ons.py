@@ -16,8 +16,7 @@ from functools import cache
 from core.lexicon import lexicon, words_of
 from extraction.people import mention_at, third_person_verb
 
-# The subjects that open a clause of their own in a run.
-_USER = frozenset({"i", "i'm", "i've", "we", "we're", "we've"})
+# The subjects besides the user (`user_subjects`) that open a clause of their own in a run.
 _OTHERS = frozenset({"he", "she", "they", "he's", "she's", "they're"})
 # Where a clause ends as typed: a sentence mark, a comma or a dash.
 _ENDS = (".", "!", "?", ";", ",", ":", "-", "\u2013", "\u2014")
@@ -109,7 +108,7 @@ def _opens_clause(word: str, rest: str) -> bool:
     """Whether the words from `rest` open a clause of their own: the user or a pronoun with a
     word after it, or one of the user's people and then a verb."""
     words = words_of(rest)
-    if word in _USER | _OTHERS:
+    if word in lexicon("user_subjects") or word in _OTHERS:
         # "i" and a verb ending the run close a relative clause ("every app i use"); a
         # contraction holds its verb ("i'm 29").
         if "'" in word:  # "they're in spain", "i'm 29"

@@ -8,7 +8,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 
-from core.lexicon import lexicon, names, pairs, word_spans, words_of
+from core.lexicon import has_phrase, lexicon, names, pairs, word_spans, words_of
 from memories.facets import facets_read
 from memories.text import states_a_fact
 from memories.values import lacks_value, waits_for_value
@@ -200,16 +200,11 @@ def passing(caption: str) -> bool:
     """Whether a caption records a passing state: one of `passing_states` ("is sick"), or a
     time of `passing_times` ("since tuesday", "this week") unless the caption announces a
     change the registry reads ("User moved to Leeds this week")."""
-    if _holds(caption, "passing_states"):
+    if has_phrase(caption, "passing_states"):
         return True
-    return _holds(caption, "passing_times") and not any(
+    return has_phrase(caption, "passing_times") and not any(
         facet.change for facet in facets_read(caption)
     )
-
-
-def _holds(text: str, name: str) -> bool:
-    padded = f" {' '.join(words_of(text))} "
-    return any(f" {phrase} " in padded for phrase in lexicon(name))
 
 
 _LONGEST_PLACE = 4
