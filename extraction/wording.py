@@ -184,6 +184,8 @@ def _after_person(words: list[str]) -> int | None:
     if words[0] not in {"User's", "User\u2019s"}:
         return None
     for size in (2, 1):
+        if 1 + size > len(words):  # "User's mum": no two-word person to read
+            continue
         person = " ".join(words[1 : 1 + size]).lower()
         if person in lexicon("people") and person not in lexicon("people_plural"):
             at = 1 + size

@@ -92,6 +92,9 @@ def test_the_verb_after_i_agrees_by_a_closed_table_and_the_regular_rules(text, t
         # A verb that agrees already is left alone: no rule guesses from an ending.
         ("User likes jazz", "User likes jazz"),
         ("User misses Leeds", "User misses Leeds"),
+        # A caption that ends at the person: nothing to agree, and no crash.
+        ("User's mum", "User's mum"),
+        ("User's dad", "User's dad"),
     ],
 )  # fmt: skip
 def test_a_models_caption_gets_the_verb_that_agrees_with_user(caption, agreed):
