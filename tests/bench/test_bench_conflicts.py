@@ -8,8 +8,9 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from bench.conflicts import SPLITS, LabelledLLM, cases_limit, cases_load
+from bench.conflicts import CHAT, SPLITS, LabelledLLM, cases_limit, cases_load
 from bench.management.commands.bench_conflicts import Command as BenchConflicts
+from memories.attributes import registry
 from tenants.models import Tenant
 from testing.llm_stub import content, error
 
@@ -106,6 +107,24 @@ def test_the_bundled_sets_are_split_and_large_enough():
         kinds = {case.kind for case in cases}
         assert kinds == {"contradiction", "compatible", "restatement"}
         assert any(case.explicit_update for case in cases)
+
+
+def test_the_second_held_out_set_is_large_enough_and_on_topics_no_other_set_or_attribute_has():
+    """Held out by topic, never by row (issue 31): a result on it carries to unseen topics only
+    if no set one tunes on, and no registry attribute, names one of its topics."""
+    held_out = cases_load(SPLITS["heldout2"])
+    others = [
+        case for name in ("dev", "heldout") for case in cases_load(SPLITS[name])
+    ] + cases_load(CHAT)
+    kinds = [case.kind for case in held_out]
+
+    assert len({case.id for case in held_out}) == len(held_out)
+    assert kinds.count("contradiction") >= 30 and kinds.count("compatible") >= 20
+    assert kinds.count("restatement") >= 10
+    assert len({case.topic for case in held_out}) >= 20
+    assert not {case.topic for case in held_out} & {case.topic for case in others}
+    assert not {case.topic for case in held_out} & set(registry())
+    assert not {case.id for case in held_out} & {case.id for case in others}
 
 
 @pytest.fixture
