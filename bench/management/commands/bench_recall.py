@@ -12,6 +12,14 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from bench.llm import ItemCost, LLMServer, cost_line, cost_summary, llm_arguments_add, llm_server
 from bench.locomo import CORPORA, Conversation, Metrics, locomo_load, parse_range
+from bench.prompts import (
+    PROMPTS_DEV,
+    prompts_evaluate,
+    prompts_labels,
+    prompts_limit,
+    prompts_load,
+    prompts_users_create,
+)
 from bench.recall import (
     PROMPT_SETS,
     RecallLabels,
@@ -43,6 +51,8 @@ class Command(BaseCommand):
         "Load LoCoMo conversations as memories (one end user each, under a bench tenant that "
         "is removed afterwards), ask every QA question of categories 1-4 through the recall "
         "selector, and report recall_any@5/10/20, recall_all@10, MRR@10 and latency per method. "
+        "With --offtopic and --prompts, also the prompt sets and the prompts sets (several "
+        "users; scores by kind of prompt). "
         "The LLM modes (llm, hybrid+llm) ask the server of --llm-base-url (or OPENAI_BASE_URL), "
         "else a stub answering from the labels."
     )
@@ -50,7 +60,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="locomo10.json")
         parser.add_argument(
-            "--conversations", default="5-9", help="indexes, e.g. 5-9 (held out) or 0-4 (dev)"
+            "--conversations",
+            default="5-9",
+            help="indexes, e.g. 5-9 (held out) or 0-4 (dev); '' for none (no LoCoMo file read)",
         )
         parser.add_argument("--corpus", choices=CORPORA, default="observations")
         parser.add_argument(
@@ -68,6 +80,16 @@ class Command(BaseCommand):
             "needs_dev.json and needs_heldout.json",
         )
         parser.add_argument(
+            "--prompts",
+            nargs="*",
+            type=Path,
+            default=None,
+            help="also run prompts sets (several users with their people; personal, people, "
+            "implicit, general and nothing-fits prompts): hit@1, hit@3, empty answers and "
+            "own-before-others by kind; default: bench/data/prompts_dev.json (name "
+            "prompts_heldout.json to report it)",
+        )
+        parser.add_argument(
             "--hints",
             action="store_true",
             help="before the prompt sets are asked, the LLM server writes each memory's "
@@ -78,8 +100,9 @@ class Command(BaseCommand):
             "--limit",
             type=int,
             default=None,
-            help="only the first N questions of the conversations, and of each prompt set the "
-            "first N prompts needing a memory and N general prompts",
+            help="only the first N questions of the conversations, of each prompt set the "
+            "first N prompts needing a memory and N general prompts, and of each prompts set "
+            "the first N prompts of each user",
         )
         parser.add_argument(
             "--json", action="store_true", help="print one JSON object, per question too"
@@ -99,13 +122,20 @@ class Command(BaseCommand):
         if options["hints"] and server is None:
             raise CommandError("--hints needs an LLM server (--llm-base-url or OPENAI_BASE_URL)")
         try:
-            conversations = locomo_load(
-                options["data"],
-                conversations=parse_range(options["conversations"]),
-                corpus=options["corpus"],
+            indexes = parse_range(options["conversations"])
+            # No conversation asked (--conversations ''): the prompt sets alone, no LoCoMo file.
+            conversations = (
+                locomo_load(options["data"], conversations=indexes, corpus=options["corpus"])
+                if indexes
+                else []
             )
         except (OSError, ValueError, KeyError) as exc:
             raise CommandError(f"cannot load {options['data']}: {exc}") from exc
+        for path in options["prompts"] or []:
+            try:
+                prompts_load(path)
+            except (OSError, ValueError, KeyError) as exc:
+                raise CommandError(f"cannot load {path}: {exc}") from exc
 
         if options["limit"] is not None:
             _questions_limit(conversations, options["limit"])
@@ -229,6 +259,20 @@ class Command(BaseCommand):
                 }
                 if hints is not None:
                     report["prompt_sets"][path.stem]["hints"] = hints
+        if options["prompts"] is not None:
+            report["prompts_sets"] = {}
+            for path in options["prompts"] or [PROMPTS_DEV]:
+                data = prompts_limit(prompts_load(path), options["limit"])
+                users = prompts_users_create(tenant=tenant, data=data)
+                if labels is not None:
+                    labels.clear()
+                    prompts_labels(data, labels)
+                report["prompts_sets"][path.stem] = {
+                    method: prompts_evaluate(users=users, mode=method).as_dict(
+                        items=options["json"]
+                    )
+                    for method in methods
+                }
         return report
 
     def _hints(self, end_user: EndUser, server: LLMServer) -> dict:
@@ -299,6 +343,46 @@ class Command(BaseCommand):
                         f"{h['llm_calls']} LLM calls, {h['seconds']} s"
                         + (f", errors {h['errors']}" if h["errors"] else "")
                     )
+        if "prompts_sets" in report:
+            self.stdout.write("")
+            for line in _prompts_lines(report["prompts_sets"]):
+                self.stdout.write(line)
+
+
+def _prompts_lines(sets: dict) -> list[str]:
+    """The prompts sets' figures: one row per set and mode, then the scores by kind."""
+    lines = [
+        "| prompts set | method | prompts | hit@1 % | hit@3 % | empty when nothing fits % | "
+        "self prompts answered first by another's fact |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, by_method in sets.items():
+        for method, r in by_method.items():
+            own = r["own_before_others"]
+            lines.append(
+                f"| {name} | {method} | {r['prompts']} | {r['hit@1']} | {r['hit@3']} | "
+                f"{r['empty_when_nothing_fits']} | {own['other_first']} of {own['self_prompts']} "
+                f"({own['other_first_rate']}%) |"
+            )
+    lines += ["", "| prompts set | method | kind | prompts | hit@1 % | hit@3 % | empty % |"]
+    lines.append("| --- | --- | --- | --- | --- | --- | --- |")
+    for name, by_method in sets.items():
+        for method, r in by_method.items():
+            rows = list(r["by_kind"].items()) + [
+                (f"personal {mark} ?", scores)
+                for mark, scores in r["personal_by_question_mark"].items()
+            ]
+            for kind, k in rows:
+                needs = "empty" not in k
+                lines.append(
+                    f"| {name} | {method} | {kind} | {k['prompts']} | "
+                    + (f"{k['hit@1']} | {k['hit@3']} | - |" if needs else f"- | - | {k['empty']} |")
+                )
+    lines.append("")
+    for name, by_method in sets.items():
+        for method, r in by_method.items():
+            lines.append(f"{name} {method}: {cost_line(r['usage'], item='prompt')}")
+    return lines
 
 
 def _methods(by_method: dict) -> list[tuple[str, dict]]:
