@@ -255,7 +255,7 @@ def _own_words(prompt: str) -> str:
 QUESTION_WORD_WITHIN = 4
 
 
-def _opens_question(own: str) -> bool:
+def asked_as_question(own: str) -> bool:
     """Whether the prompt is asked as a question: a verb before its subject ("is coffee...",
     "can cats...") or a question word among its first words ("how long...", "at what age..."),
     not a noun phrase ("dinner ideas")."""
@@ -280,7 +280,7 @@ def reading(prompt: str) -> tuple[bool, bool]:
     how it opens (an interrogative or an inverted verb), never its last character.
     """
     own = _own_words(prompt).strip().rstrip("?!. ").strip()
-    question = _opens_question(own)
+    question = asked_as_question(own)
     # A terse query ("dinner ideas", "gift for mum", "editor config": what a tool-calling
     # model writes) is a request about this user, not a question anyone could ask.
     terse = 0 < len(_WORD.findall(own.lower())) <= TERSE_WORDS and not question
