@@ -98,6 +98,11 @@ PROMPT_COSINE = (0.30, 0.55)
 # domain, and where it needs it fully: two requests are closer than a request and a
 # description, so the scale starts higher.
 EXAMPLE_COSINE = (0.50, 0.75)
+# What a domain's word makes of the need when the prompt's vector points to some domain
+# (at least VECTOR_POINTS) but gives this one nothing: under the need floor (recall.ranking),
+# so it ranks a memory but does not reach it on its own.
+WORD_ALONE = 0.45
+VECTOR_POINTS = 0.25
 # A word of the domain in a memory's caption makes it a member; in its full text only, partly.
 _FULL_TEXT_WORD = 0.6
 # A single quote opens or closes a quotation only away from letters: "I'm" and "kid's" are
@@ -197,18 +202,28 @@ def _registered(caption: str) -> np.ndarray:
 
 
 def needs(prompt: str, vector: np.ndarray | None, model_id: str) -> np.ndarray:
-    """How much a prompt needs each domain's memories, (D,) in [0, 1]: its words or vector."""
+    """How much a prompt needs each domain's memories, (D,) in [0, 1]: its words or vector.
+
+    When the vector points to a domain, a word of a domain the vector gives nothing at all
+    counts only `WORD_ALONE`: "project" in "set up my editor for a new project" is a word
+    of hobbies, but the request is about code, and the user's band is not what it needs."""
     words = _hits(_QUOTED.sub(" ", prompt), "needed_words")
     if vector is None:
         return words
-    found = words
+    by_meaning = np.zeros(len(DOMAINS), dtype=np.float32)
     by_vector = _by_vector(vector[None, :], model_id, "needed_for", PROMPT_COSINE)
     if by_vector is not None:
-        found = np.maximum(found, by_vector[0])
+        by_meaning = np.maximum(by_meaning, by_vector[0])
     by_examples = _by_examples(vector, model_id)
     if by_examples is not None:
-        found = np.maximum(found, by_examples)
-    return found.astype(np.float32)
+        by_meaning = np.maximum(by_meaning, by_examples)
+    if by_vector is None and by_examples is None:
+        return words
+    if by_meaning.max() >= VECTOR_POINTS:
+        # The vector points to what the request is about: a word of a domain it gives nothing
+        # at all is a word used in another sense.
+        words = np.where(by_meaning > 0, words, WORD_ALONE * words)
+    return np.maximum(words, by_meaning).astype(np.float32)
 
 
 def need(prompt_needs: np.ndarray, memory_domains: np.ndarray) -> np.ndarray:

@@ -104,7 +104,15 @@ def test_a_prompt_that_names_the_person_still_reaches_their_facts(analyst):
 def test_a_prompt_about_nothing_the_user_said_gets_nothing(
     local_embedder, end_user, remember, prompt
 ):
-    remember(end_user, "User plays bass in a band on weekends", category=Memory.Category.PERSONAL)
+    # Films and music are hobbies, and "project" is a word of hobbies too: but the request is
+    # about code, which the user never mentioned.
+    remember(
+        end_user,
+        "User plays bass in a band on weekends",
+        "User can't stand horror films",
+        "User's mum loves gardening, especially roses",
+        category=Memory.Category.PERSONAL,
+    )
 
     assert _captions(end_user, prompt) == []
 
