@@ -6,8 +6,9 @@ life (diet, health, family, pets, home, transport, work, money, sport, hobbies, 
 habits, tech, languages, events) says what its memories are *about* and what requests *need*
 them. A memory belongs to the domains whose `about` words it uses or whose description its
 vector is close to (computed at index build, from vectors already stored); a prompt needs the
-domains whose `needed_for` words it uses or whose description its vector is close to. A
-request for personal help then reaches the memories of the domains it needs.
+domains whose `needed_for` words it uses or whose description or example requests
+(`needs.toml`) its vector is close to. A request for personal help then reaches the memories
+of the domains it needs.
 
 Works offline: the descriptions are embedded by the configured embedder, once per process.
 """
