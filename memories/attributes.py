@@ -40,6 +40,7 @@ class Attribute:
     article: bool = False  # its values are nouns that take "a" ("a nurse", "a night owl")
     nouns: tuple[str, ...] = ()  # what names it in "User's <noun> is ..." ("favourite")
     safety: bool = False  # a health or safety fact: a context never cuts it for a lesser one
+    standing: bool = False  # shapes any answer (name, where they live): always in a context
     # The range of a bare number an introduction states it by ("im marco, 34"), if any.
     bare: tuple[int, int] | None = None
 
@@ -96,6 +97,7 @@ def registry() -> dict[str, Attribute]:
             article=entry.get("article", False),
             nouns=tuple(entry.get("nouns", ())),
             safety=entry.get("safety", False),
+            standing=entry.get("standing", False),
             bare=tuple(entry["bare"]) if "bare" in entry else None,
         )
         for name, entry in table.items()

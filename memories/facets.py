@@ -437,6 +437,18 @@ def states_safety(caption: str) -> bool:
     )
 
 
+def states_standing(caption: str) -> bool:
+    """Whether a caption states a fact of the user that shapes any answer: a `standing`
+    attribute of the registry (their name, where they live) or a health or safety fact."""
+    return any(
+        facet.subject == "user"
+        and not facet.attribute.startswith("about:")
+        and (attribute(facet.attribute).standing or attribute(facet.attribute).safety)
+        for facet in facets_read(caption)
+        if facet.positive and not facet.past
+    )
+
+
 def category_of(caption: str) -> str:
     """The category the registry files a caption's fact under ("User quit their job" is
     personal, "User prefers dark mode" a preference), "" when it reads no attribute."""

@@ -39,6 +39,26 @@ def memory_profile_list(*, end_user_id: int) -> models.QuerySet[Memory]:
     ).order_by("-confidence", "-access_count", "-created_at", "id")
 
 
+def memory_unconfirmed_map(*, end_user_id: int) -> dict[str, list[Memory]]:
+    """The user's facts held for review, by the id of each active fact they would replace: a
+    context shows them beside it as unconfirmed, never as what holds."""
+    items = (
+        ReviewItem.objects.filter(
+            end_user_id=end_user_id,
+            status=ReviewItem.Status.PENDING,
+            new_memory__status=Memory.Status.PENDING_REVIEW,
+        )
+        .select_related("new_memory")
+        .prefetch_related(models.Prefetch("existing_memories", queryset=Memory.objects.only("id")))
+        .order_by("created_at", "pk")
+    )
+    found: dict[str, list[Memory]] = {}
+    for item in items:
+        for existing in item.existing_memories.all():
+            found.setdefault(existing.id, []).append(item.new_memory)
+    return found
+
+
 def memory_session_list(*, end_user_id: int, session_id: str) -> models.QuerySet[Memory]:
     """The user's active memories that came from one of its sessions, newest first."""
     return Memory.objects.filter(

@@ -42,13 +42,18 @@ class MemoryRelevantApi(UserScopedApi):
         class RelevantSerializer(serializers.Serializer):
             id = serializers.CharField()
             caption = serializers.CharField()
-            score = serializers.FloatField()
+            score = serializers.FloatField(
+                help_text="Relevance in [0, 1), higher first: 1 - exp(-raw) of the ranker's "
+                "raw score. Every memory returned already cleared the relevance floor; scores "
+                "compare memories within one answer (see docs/recall.md).",
+            )
             signals = serializers.DictField(
                 child=serializers.FloatField(),
                 required=False,
                 help_text="With explain=true: cosine, lexical (BM25), hubness_correction, "
                 "domain (how much the prompt's life domains need this memory), context_boost "
-                "(borrowed from memories of the same source session), score.",
+                "(borrowed from memories of the same source session), raw_score (the ranker's "
+                "unbounded sum) and score.",
             )
 
         memories = RelevantSerializer(many=True)

@@ -1,4 +1,10 @@
-"""A context block ready to prepend to a prompt: tiers of memories packed under a token budget."""
+"""A context block ready to prepend to a prompt: tiers of memories packed under a token budget.
+
+The block is a picture an assistant can act on, not the whole profile: what the request needs
+first, then the earlier session, then a few standing facts (name, where they live, health and
+safety), at most `PROFILE_LINES` of them. A fact held for review is shown beside the fact it
+would replace, marked unconfirmed; a superseded fact is never shown.
+"""
 
 from __future__ import annotations
 
@@ -7,22 +13,33 @@ from dataclasses import dataclass
 
 from core.metrics import RECALL_DURATION
 from integrations.tokens import get_encoding
-from memories.facets import states_safety
+from memories.attributes import attribute
+from memories.facets import facets_read, states_safety, states_standing
 from memories.instructions import markers_defused
-from memories.selectors import end_user_get, memory_profile_list, memory_session_list
+from memories.models import Memory
+from memories.selectors import (
+    end_user_get,
+    memory_profile_list,
+    memory_session_list,
+    memory_unconfirmed_map,
+)
 from recall.services import memory_recall_for_end_user
 from tenants.models import Tenant
 from tenants.services import tenant_usage_add
 
-# The tiers, in the order they are filled and shown, and their share of the budget. What a
-# tier leaves unused spills to the next, and what is still free at the end goes back to any
-# tier with memories left, in the same order.
+# The tiers, in the order they are shown (what the request needs first), and their share of
+# the budget. What a tier leaves unused spills to the next, and what is still free at the end
+# goes back to any tier with memories left, in the same order. A memory two tiers offer is
+# placed in the first.
 PROFILE, RELEVANT, SESSION = "profile", "relevant", "session"
-TIER_SHARES = {PROFILE: 0.3, RELEVANT: 0.5, SESSION: 0.2}
+TIER_SHARES = {RELEVANT: 0.5, SESSION: 0.2, PROFILE: 0.3}
+# The standing facts shown whatever the request: at most this many lines (what the request
+# needs is in the relevant tier, not counted here).
+PROFILE_LINES = 6
 # Who gets the room the shares leave: what the request needs first, the profile last.
 SPILL_ORDER = (RELEVANT, SESSION, PROFILE)
 TIER_TITLES = {
-    PROFILE: "About the user:",
+    PROFILE: "Standing facts about the user:",
     RELEVANT: "Relevant to this request:",
     SESSION: "Earlier in this session:",
 }
@@ -52,6 +69,11 @@ class ContextMemory:
     # A health or safety fact (an allergy, a condition): never cut for a lesser one when it
     # matches the request.
     safety: bool = False
+    # Facts held for review that would replace this one, (id, caption): shown beside it,
+    # marked unconfirmed.
+    unconfirmed: tuple[tuple[str, str], ...] = ()
+    # A later fact of the user says otherwise (another city, another job): shown as earlier.
+    earlier: bool = False
 
 
 @dataclass(frozen=True)
@@ -102,7 +124,11 @@ def line(memory: ContextMemory) -> str:
     """A memory's line of the block: its caption on one line, with any template token or role
     marker made inert (`markers_defused`: memories stored before such text was refused), so
     no memory can open a line, a turn or a role of its own."""
-    return f"- {markers_defused(memory.caption)} [{memory.id}]"
+    earlier = "earlier, may no longer hold: " if memory.earlier else ""
+    shown = f"- {earlier}{markers_defused(memory.caption)} [{memory.id}]"
+    for pending_id, caption in memory.unconfirmed:
+        shown += f"\n  - unconfirmed, may replace it: {markers_defused(caption)} [{pending_id}]"
+    return shown
 
 
 def context_pack(
@@ -189,6 +215,29 @@ def context_pack(
     return Context(text=text, tokens=count(text), truncated=truncated, memories=placed)
 
 
+def earlier_ids(memories: Sequence[tuple[str, str]]) -> set[str]:
+    """Of (id, caption) pairs in creation order, the ids of facts a later one says otherwise:
+    another value of a one-at-a-time attribute of the same person ("User lives in Leeds",
+    then "User lives in York"), or its negation. Pure; reads the captions' facets."""
+    held: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    stale: set[str] = set()
+    for memory_id, caption in memories:
+        for facet in facets_read(caption):
+            if facet.past or ":" in facet.attribute or not attribute(facet.attribute).single:
+                continue
+            key = (facet.subject, facet.attribute)
+            for earlier_id, value in held.get(key, []):
+                if earlier_id == memory_id:
+                    continue
+                if (facet.positive and value != facet.value) or (
+                    not facet.positive and facet.value in {"", value}
+                ):
+                    stale.add(earlier_id)
+            if facet.positive:
+                held.setdefault(key, []).append((memory_id, facet.value))
+    return stale
+
+
 def memory_context(
     *,
     tenant: Tenant,
@@ -217,7 +266,12 @@ def _context_read(
     if end_user is None:
         tenant_usage_add(tenant_id=tenant.pk, recalls=1)
         return EMPTY
-    profile = memory_profile_list(end_user_id=end_user.pk)[:TIER_CANDIDATES]
+    # The standing facts: the ones that shape any answer, not the whole profile.
+    profile = [
+        m
+        for m in memory_profile_list(end_user_id=end_user.pk)[:TIER_CANDIDATES]
+        if states_standing(m.caption)
+    ][:PROFILE_LINES]
     recalled = memory_recall_for_end_user(end_user=end_user, prompt=prompt, limit=TIER_CANDIDATES)
     tenant_usage_add(tenant_id=tenant.pk, recalls=1, **recalled.cost.counts())
     session = (
@@ -225,17 +279,21 @@ def _context_read(
         if session_id
         else []
     )
+    pending = memory_unconfirmed_map(end_user_id=end_user.pk)
+    captions = {m.id: m.caption for m in [*recalled.memories, *session, *profile]}
+    created = Memory.objects.filter(id__in=list(captions)).values_list("id", flat=True)
+    stale = earlier_ids([(i, captions[i]) for i in created.order_by("created_at", "id")])
+
+    def offered(memory_id: str, caption: str, tier: str, score: float) -> ContextMemory:
+        held = tuple((m.id, m.caption) for m in pending.get(memory_id, ()))
+        safety = tier != PROFILE and states_safety(caption)
+        return ContextMemory(memory_id, caption, tier, score, safety, held, memory_id in stale)
+
     return context_pack(
         {
-            PROFILE: [ContextMemory(m.id, m.caption, PROFILE, m.confidence) for m in profile],
-            RELEVANT: [
-                ContextMemory(m.id, m.caption, RELEVANT, m.score, states_safety(m.caption))
-                for m in recalled.memories
-            ],
-            SESSION: [
-                ContextMemory(m.id, m.caption, SESSION, m.confidence, states_safety(m.caption))
-                for m in session
-            ],
+            RELEVANT: [offered(m.id, m.caption, RELEVANT, m.score) for m in recalled.memories],
+            SESSION: [offered(m.id, m.caption, SESSION, m.confidence) for m in session],
+            PROFILE: [offered(m.id, m.caption, PROFILE, m.confidence) for m in profile],
         },
         max_tokens=max_tokens,
     )

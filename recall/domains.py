@@ -6,8 +6,9 @@ life (diet, health, family, pets, home, transport, work, money, sport, hobbies, 
 habits, tech, languages, events) says what its memories are *about* and what requests *need*
 them. A memory belongs to the domains whose `about` words it uses or whose description its
 vector is close to (computed at index build, from vectors already stored); a prompt needs the
-domains whose `needed_for` words it uses or whose description its vector is close to. A
-request for personal help then reaches the memories of the domains it needs.
+domains whose `needed_for` words it uses or whose description or example requests
+(`needs.toml`) its vector is close to. A request for personal help then reaches the memories
+of the domains it needs.
 
 Works offline: the descriptions are embedded by the configured embedder, once per process.
 """
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from core.lexicon import lexicon, words_of
 from integrations.embeddings import embed_texts
 from memories.attributes import attribute
 from memories.facets import facets_read
@@ -60,6 +62,23 @@ def _domains() -> tuple[Domain, ...]:
 
 DOMAINS = _domains()
 NAMES = tuple(domain.name for domain in DOMAINS)
+NEEDS_FILE = Path(__file__).resolve().parent / "needs.toml"
+
+
+def _examples() -> tuple[tuple[str, ...], ...]:
+    """The example requests of `needs.toml`, one tuple per domain in DOMAINS' order."""
+    table = tomllib.loads(NEEDS_FILE.read_text(encoding="utf-8"))
+    unknown = set(table) - set(NAMES)
+    if unknown:
+        raise ValueError(f"needs.toml names no domain {sorted(unknown)}")
+    return tuple(tuple(table.get(name, ())) for name in NAMES)
+
+
+EXAMPLES = _examples()
+# The domain of the user's people (partner, children, parents, friends), and the need for it
+# from which a first-person prompt is about them rather than the user alone.
+_PEOPLE = NAMES.index("family")
+PEOPLE_NEED = 0.5
 # Changes whenever a domain's words or descriptions do, so cached memberships are rebuilt.
 FINGERPRINT = hashlib.sha256(
     repr(
@@ -67,6 +86,7 @@ FINGERPRINT = hashlib.sha256(
             (d.name, d.about, d.needed_for, sorted(d.about_words), sorted(d.needed_words))
             for d in DOMAINS
         ]
+        + [EXAMPLES]
     ).encode()
 ).hexdigest()[:12]
 
@@ -75,6 +95,15 @@ _WORD = re.compile(r"[a-z]+")
 # and where it belongs fully (MiniLM scale; other embedders lean on the word lists).
 MEMORY_COSINE = (0.30, 0.55)
 PROMPT_COSINE = (0.30, 0.55)
+# Cosine of a prompt to a domain's nearest example request from which it starts to need the
+# domain, and where it needs it fully: two requests are closer than a request and a
+# description, so the scale starts higher.
+EXAMPLE_COSINE = (0.50, 0.75)
+# What a domain's word makes of the need when the prompt's vector points to some domain
+# (at least VECTOR_POINTS) but gives this one nothing: under the need floor (recall.ranking),
+# so it ranks a memory but does not reach it on its own.
+WORD_ALONE = 0.45
+VECTOR_POINTS = 0.25
 # A word of the domain in a memory's caption makes it a member; in its full text only, partly.
 _FULL_TEXT_WORD = 0.6
 # A single quote opens or closes a quotation only away from letters: "I'm" and "kid's" are
@@ -101,6 +130,25 @@ def prototypes(model_id: str, side: str) -> np.ndarray:
     """The domains' `about` or `needed_for` descriptions embedded with `model_id`, once."""
     with _lock:
         return _prototypes(model_id, side)
+
+
+@cache
+def _example_vectors(model_id: str) -> tuple[np.ndarray, np.ndarray]:
+    texts = [text for examples in EXAMPLES for text in examples]
+    # Where each domain's examples start in the stacked matrix (for a per-domain maximum).
+    starts = np.cumsum([0, *(len(examples) for examples in EXAMPLES[:-1])])
+    return embed_texts(texts), starts
+
+
+def _by_examples(vector: np.ndarray, model_id: str) -> np.ndarray | None:
+    """How much a prompt needs each domain by its nearest example request, (D,) in [0, 1]."""
+    with _lock:
+        examples, starts = _example_vectors(model_id)
+    if examples.shape[1] != vector.shape[0] or any(not e for e in EXAMPLES):
+        return None
+    nearest = np.maximum.reduceat(examples @ vector, starts)
+    low, high = EXAMPLE_COSINE
+    return np.clip((nearest - low) / (high - low), 0.0, 1.0).astype(np.float32)
 
 
 def _by_vector(
@@ -155,12 +203,28 @@ def _registered(caption: str) -> np.ndarray:
 
 
 def needs(prompt: str, vector: np.ndarray | None, model_id: str) -> np.ndarray:
-    """How much a prompt needs each domain's memories, (D,) in [0, 1]: its words or vector."""
+    """How much a prompt needs each domain's memories, (D,) in [0, 1]: its words or vector.
+
+    When the vector points to a domain, a word of a domain the vector gives nothing at all
+    counts only `WORD_ALONE`: "project" in "set up my editor for a new project" is a word
+    of hobbies, but the request is about code, and the user's band is not what it needs."""
     words = _hits(_QUOTED.sub(" ", prompt), "needed_words")
     if vector is None:
         return words
+    by_meaning = np.zeros(len(DOMAINS), dtype=np.float32)
     by_vector = _by_vector(vector[None, :], model_id, "needed_for", PROMPT_COSINE)
-    return words if by_vector is None else np.maximum(words, by_vector[0]).astype(np.float32)
+    if by_vector is not None:
+        by_meaning = np.maximum(by_meaning, by_vector[0])
+    by_examples = _by_examples(vector, model_id)
+    if by_examples is not None:
+        by_meaning = np.maximum(by_meaning, by_examples)
+    if by_vector is None and by_examples is None:
+        return words
+    if by_meaning.max() >= VECTOR_POINTS:
+        # The vector points to what the request is about: a word of a domain it gives nothing
+        # at all is a word used in another sense.
+        words = np.where(by_meaning > 0, words, WORD_ALONE * words)
+    return np.maximum(words, by_meaning).astype(np.float32)
 
 
 def need(prompt_needs: np.ndarray, memory_domains: np.ndarray) -> np.ndarray:
@@ -191,7 +255,7 @@ _GENERAL = re.compile(
     r"tell me about\b|what's the (?:difference|meaning|capital)\b|summari[sz]e\b)",
     re.IGNORECASE,
 )
-# At most this many words without a question mark: a query, not a sentence.
+# At most this many words, not opening as a question does: a query, not a sentence.
 TERSE_WORDS = 5
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|me|my|we|our|us)\b", re.IGNORECASE)
 # "US" in capitals is the country ("Which US states..."), not the pronoun.
@@ -203,23 +267,60 @@ def _own_words(prompt: str) -> str:
     return _COUNTRY.sub("U.S.", _QUOTED.sub(" ", prompt))
 
 
+# A question word this early makes a question: "at what age...", "in Python, what is...".
+QUESTION_WORD_WITHIN = 4
+
+
+def asked_as_question(own: str) -> bool:
+    """Whether the prompt is asked as a question: a verb before its subject ("is coffee...",
+    "can cats...") or a question word among its first words ("how long...", "at what age..."),
+    not a noun phrase ("dinner ideas")."""
+    words = [
+        word.strip("\"'\u201c(\u00bf,:") for word in own.lower().replace("\u2019", "'").split()
+    ]
+    if not words:
+        return False
+    return words[0] in lexicon("question_verbs") or bool(
+        set(words[:QUESTION_WORD_WITHIN]) & lexicon("question_words")
+    )
+
+
 def reading(prompt: str) -> tuple[bool, bool]:
     """How the prompt reads, in one pass: (a request for personal help, a general question).
 
     A general question is one anyone could ask ("how long do cats live?"), with nothing of the
     person asking in it; a personal request asks for help with the user's own life. Quoted
     text is left out: "Translate 'I would like a tea' into German" is not about the user.
+    A question mark changes nothing: assistants pass the user's message on as they got it, and
+    "dinner ideas?" asks for the same help as "dinner ideas". What makes a general question is
+    how it opens (an interrogative or an inverted verb), never its last character.
     """
-    own = _own_words(prompt).strip()
-    # A terse query a tool-calling model writes ("dinner ideas", "gift for mum", "editor
-    # config") is a request about this user, not a question anyone could ask.
-    terse = 0 < len(_WORD.findall(own.lower())) <= TERSE_WORDS and not own.endswith("?")
-    asks = bool(_PERSONAL.search(own)) or (terse and not _GENERAL.search(own))
+    own = _own_words(prompt).strip().rstrip("?!. ").strip()
+    question = asked_as_question(own)
+    # A terse query ("dinner ideas", "gift for mum", "editor config": what a tool-calling
+    # model writes) is a request about this user, not a question anyone could ask.
+    terse = 0 < len(_WORD.findall(own.lower())) <= TERSE_WORDS and not question
+    asks = bool(_PERSONAL.search(own)) or terse
     if _FIRST_PERSON.search(own):
         general = False
     else:
-        general = bool(_GENERAL.search(own)) or (own.endswith("?") and not asks)
+        general = bool(_GENERAL.search(own)) or (question and not asks)
     return (not general and asks), general
+
+
+def about_self(prompt: str, prompt_needs: np.ndarray | None = None) -> bool:
+    """Whether the prompt asks about the user themself: in the first person singular ("where
+    do i live?", "help me write a cover letter"), naming none of their people (no "mum",
+    "sister", "dog", no name) and not needing the domain of the people around them (`needs`:
+    "a surprise for my other half", "a party for my youngest"). Such a prompt is answered by
+    the user's own facts first."""
+    if prompt_needs is not None and prompt_needs[_PEOPLE] >= PEOPLE_NEED:
+        return False
+    words = [word.removesuffix("'s").removesuffix("'") for word in words_of(_own_words(prompt))]
+    if not set(words) & lexicon("first_person_singular") or names(prompt):
+        return False
+    padded = f" {' '.join(words)} "
+    return not any(f" {person} " in padded for person in lexicon("people"))
 
 
 def is_general(prompt: str) -> bool:

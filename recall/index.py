@@ -30,16 +30,17 @@ from django.core.cache.backends.locmem import LocMemCache
 from django.db import connection
 
 from integrations.embeddings import current_model_id
+from memories.facets import subject_of
 from memories.models import EndUser, Memory
 from recall.domains import FINGERPRINT, membership
 from recall.lexical import tokenize
 
 logger = logging.getLogger(__name__)
 
-# v2: indexes carry life-domain memberships (an older cached index lacks them); the domains'
+# v3: indexes carry whom each memory is about (v2 added life-domain memberships); the domains'
 # fingerprint retires cached memberships computed from older word lists.
-_VERSION_KEY = "recall:v2:version:{end_user_id}"
-_INDEX_KEY = "recall:v2:index:{end_user_id}:{stamp}:" + FINGERPRINT
+_VERSION_KEY = "recall:v3:version:{end_user_id}"
+_INDEX_KEY = "recall:v3:index:{end_user_id}:{stamp}:" + FINGERPRINT
 # A shared-cache entry outlives no write (the stamp changes), so the TTL only bounds memory.
 _INDEX_TTL_SECONDS = 24 * 3600
 _LOCAL_MAX_USERS = 2048
@@ -75,6 +76,9 @@ class UserIndex:
     # Who the memories are about: the first word of each caption, lower-cased ("user",
     # "caroline"), so a question naming one of them is about the user's world.
     subjects: frozenset[str]
+    # Whether each memory is about one of the user's people ("User's mum lives in York"),
+    # not the user themself: a prompt about the user ranks these after the user's own facts.
+    others: np.ndarray
 
     @property
     def size(self) -> int:
@@ -163,6 +167,7 @@ def index_build(
         subjects=frozenset(
             match[0].lower() for caption in captions if (match := _SUBJECT.match(caption))
         ),
+        others=np.array([subject_of(caption) != "user" for caption in captions], dtype=bool),
     )
 
 

@@ -51,6 +51,9 @@ class RankingParams:
     # A general question ("how long do cats live?") is answered from general knowledge even
     # when the user has a cat: only a memory this close counts (cosine).
     general_cosine: float = 0.5
+    # A prompt about the user themself ("where do i live?") is answered by the user's own
+    # facts: a fact about one of their people keeps this share of its score (ranking only).
+    others_weight: float = 0.5
 
 
 DEFAULT_PARAMS = RankingParams()
@@ -122,6 +125,8 @@ class Query:
     general: bool = False
     # (D,) how much the prompt belongs to each life domain (recall.domains).
     domains: np.ndarray | None = None
+    # About the user themself, naming none of their people (recall.domains.about_self).
+    about_self: bool = False
 
 
 def rank(
@@ -181,6 +186,9 @@ def rank(
         if needed is not None:
             base = base + params.need_weight * needed
         scores = _context_boost(index, base, params)
+        if query.about_self and params.others_weight < 1:
+            positive = np.maximum(scores, 0)
+            scores = scores - (1 - params.others_weight) * positive * index.others
         candidates = np.arange(index.size)
     if candidates.size == 0:
         return _empty({"reason": "no shared word", "mode": mode} if explain else None)
@@ -194,7 +202,14 @@ def rank(
         signals = tuple(
             _signals(row, scores, base, lexical, cosine, index, params, needed) for row in order
         )
-    return Ranked(rows=order, scores=ordered.astype(np.float32), signals=signals)
+    return Ranked(rows=order, scores=bounded(ordered), signals=signals)
+
+
+def bounded(raw: np.ndarray) -> np.ndarray:
+    """The score a client sees: the ranker's raw score (a sum of parts, above 1 when several
+    agree) mapped to [0, 1) by 1 - exp(-raw). Monotone, so the order is the ranker's; only
+    memories past the relevance floor are ever scored (docs/recall.md)."""
+    return (1.0 - np.exp(-np.maximum(raw, 0.0))).astype(np.float32)
 
 
 def _signals(
@@ -208,7 +223,11 @@ def _signals(
     needed: np.ndarray | None,
 ) -> dict[str, float]:
     """What went into one memory's score (the trace of `explain=true`)."""
-    found = {"score": round(float(scores[row]), 4), "lexical": round(float(lexical[row]), 4)}
+    found = {
+        "score": round(float(bounded(scores[row : row + 1])[0]), 4),
+        "raw_score": round(float(scores[row]), 4),
+        "lexical": round(float(lexical[row]), 4),
+    }
     if cosine is not None:
         found["cosine"] = round(float(cosine[row]), 4)
     if base is not None:  # hybrid

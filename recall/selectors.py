@@ -12,7 +12,7 @@ import numpy as np
 from django.conf import settings
 
 from integrations.embeddings import EmbeddingError, embed_query
-from recall.domains import names, needs, reading
+from recall.domains import about_self, asked_as_question, names, needs, reading
 from recall.index import UserIndex
 from recall.lexical import tokenize
 from recall.ranking import MODES, Query, Ranked, rank
@@ -35,6 +35,12 @@ def memory_ranked(
 
     With `explain`, also how the prompt was read and why an answer is empty (otherwise an
     empty dict)."""
+    # A request ends with "?" or not as its writer pleases: "dinner ideas?" and "dinner ideas"
+    # are one request, embedded and read alike (an assistant passes the "?" on). A prompt
+    # asked as a question keeps its mark, as questions are written ("when did she move?").
+    bare = prompt.strip().rstrip("?!.\u2026").rstrip()
+    if bare and not asked_as_question(bare):
+        prompt = bare
     query_vector = None
     if mode != "lexical":
         try:
@@ -52,6 +58,7 @@ def memory_ranked(
         personal=personal,
         general=general,
         domains=wanted,
+        about_self=about_self(prompt, wanted),
     )
     ranked = rank(index=index, query=query, mode=mode, limit=limit, explain=explain)
     notes: dict = {}
@@ -59,6 +66,7 @@ def memory_ranked(
         notes = {
             "personal_request": personal,
             "general_question": general,
+            "about_self": query.about_self,
             **(ranked.why_empty or {}),
         }
     return ranked, notes

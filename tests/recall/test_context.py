@@ -101,13 +101,13 @@ def test_a_short_tier_spills_its_share_to_the_others():
     assert 400 - spilled.tokens < count_tokens(f"- {few_profile[RELEVANT][0].caption} [x]\n") + 10
 
 
-def test_a_memory_in_two_tiers_is_placed_once_in_the_first():
+def test_a_memory_in_two_tiers_is_placed_once_under_what_the_request_needs():
     shared = ContextMemory("mem_shared0000000", "User is allergic to penicillin", PROFILE, 1.0)
     tiers = {PROFILE: [shared], RELEVANT: [ContextMemory(shared.id, shared.caption, RELEVANT, 0.9)]}
 
     context = context_pack(tiers, max_tokens=200)
 
-    assert [(m.id, m.tier) for m in context.memories] == [(shared.id, PROFILE)]
+    assert [(m.id, m.tier) for m in context.memories] == [(shared.id, RELEVANT)]
     assert context.text.count(shared.id) == 1
     assert not context.truncated
 
