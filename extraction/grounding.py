@@ -153,14 +153,14 @@ _NAMED = re.compile(
 )
 
 
-def _theirs(caption: str, evidence: Evidence) -> str:
+def _theirs(caption: str, evidence: Evidence) -> str | None:
     """A caption about someone the user named with their relation, as theirs ("Tom loves
-    sushi" after "my colleague Tom": "User's colleague Tom loves sushi"); "" if none."""
+    sushi" after "my colleague Tom": "User's colleague Tom loves sushi"); None if none."""
     first = caption.split(" ", 1)[0].strip(",.")
     for name, relation in evidence.relations:
         if first == name:
             return f"User's {relation} {caption}"
-    return ""
+    return None
 
 
 def _negation_lost(caption: str, evidence: Evidence) -> bool:

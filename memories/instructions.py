@@ -50,11 +50,11 @@ _WORDS_AND_COMMAS = re.compile(r"[^\W_][\w'-]*|,")
 _SPECIAL_TOKEN = re.compile(r"<\|[^\s|<>]{1,40}\|>")
 
 
-def instruction_in(text: str) -> str:
-    """Why `text` is an instruction and not a fact (a reason above), or "" when it is none."""
+def instruction_in(text: str) -> str | None:
+    """Why `text` is an instruction and not a fact (a reason above), or None when it is none."""
     for _, reason in _instructions(text_clean(text)):
         return reason
-    return ""
+    return None
 
 
 def before_instruction(text: str) -> str:
@@ -78,7 +78,7 @@ def _instructions(text: str) -> Iterator[tuple[int, str]]:
             yield match.start() + (_markup_at(clause) if markup else 0), reason
 
 
-def _reason(clause: str) -> str:
+def _reason(clause: str) -> str | None:
     compatible = unicodedata.normalize("NFKC", clause).replace("\u2019", "'")
     plain = compatible.lower()
     if _template_token(plain):
@@ -92,7 +92,7 @@ def _reason(clause: str) -> str:
         return INSTRUCTION
     if _claims_authority(words):
         return AUTHORITY_CLAIM
-    return ""
+    return None
 
 
 def _template_token(plain: str) -> bool:
