@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from core.lexicon import lexicon, words_of
+from core.lexicon import lexicon
+from core.words import words_of
 from extraction.chat_forms import apostrophes_restored
 from extraction.run_ons import run_ons_marked
 from extraction.wording import symbols_read, third_person, tidy_caption

@@ -19,7 +19,8 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from core.lexicon import lexicon, pairs, word_spans, words_of
+from core.lexicon import lexicon, pairs
+from core.words import word_spans, words_of
 from memories.facets import read as read_facets
 
 
@@ -59,7 +60,7 @@ def never_name(word: str) -> bool:
 
 def _cased(text: str) -> list[str]:
     """The words of `text` as typed, aligned with `words_of(text)`."""
-    return re.findall(r"[^\W_][\w'\u2019-]*", text.replace("\u2019", "'"))
+    return words_of(text, case=True)
 
 
 def _is_name(words: list[str], cased: list[str], at: int, *, listed: bool) -> bool:

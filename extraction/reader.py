@@ -25,8 +25,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
-from core.lexicon import has_phrase, lexicon, pairs, word_spans, words_of
+from core.lexicon import has_phrase, lexicon, pairs
 from core.metrics import READER_CLAUSES_SKIPPED
+from core.words import word_spans, words_of
 from extraction.candidates import Candidate
 from extraction.clauses import instructs, opens_without_i, user_clauses
 from extraction.introductions import introductions

@@ -18,7 +18,8 @@ import re
 from dataclasses import asdict, dataclass, replace
 from functools import cache, lru_cache
 
-from core.lexicon import lexicon, pairs, words_of
+from core.lexicon import lexicon, pairs
+from core.words import words_of
 from memories.attributes import PRACTICE, Attribute, attribute, named_by, registry
 
 

@@ -24,7 +24,8 @@ import unicodedata
 from collections.abc import Iterator
 from functools import cache
 
-from core.lexicon import lexicon, words_of
+from core.lexicon import lexicon
+from core.words import words_of
 from memories.text import text_clean
 
 TEMPLATE_TOKEN = "template_token"
@@ -45,7 +46,6 @@ REFUSALS = {
 # A clause: up to a sentence mark or a line break (a full stop inside a word, as in
 # "memory.write(", ends nothing).
 _CLAUSE = re.compile(r"(?:[^.!?;\n]|\.(?=\S))+[.!?;\n]*|[.!?;\n]+")
-_WORDS_AND_COMMAS = re.compile(r"[^\W_][\w'-]*|,")
 # Any "<|...|>" is a special token by its shape, whatever its model calls it.
 _SPECIAL_TOKEN = re.compile(r"<\|[^\s|<>]{1,40}\|>")
 
@@ -160,8 +160,11 @@ def _commands(words: list[str]) -> bool:
 
 
 def _with_commas(plain: str) -> list[str]:
-    """The words of a clause with its commas and colons, where a part of it ends."""
-    return [w if w == "," else words_of(w)[0] for w in _WORDS_AND_COMMAS.findall(plain)]
+    """The words of a clause with its commas, where a part of it ends."""
+    found: list[str] = []
+    for at, part in enumerate(plain.split(",")):
+        found += [","] * bool(at) + words_of(part)
+    return found
 
 
 def _binds_addressee(words: list[str]) -> bool:

@@ -37,9 +37,11 @@ from recall.lexical import tokenize
 logger = logging.getLogger(__name__)
 
 # v2: indexes carry life-domain memberships (an older cached index lacks them); the domains'
-# fingerprint retires cached memberships computed from older word lists.
+# fingerprint retires cached memberships computed from older word lists. v3: the index's terms
+# come from `core.words` (a word of any script is one term), so an older cached index's terms
+# would not meet a prompt's.
 _VERSION_KEY = "recall:v2:version:{end_user_id}"
-_INDEX_KEY = "recall:v2:index:{end_user_id}:{stamp}:" + FINGERPRINT
+_INDEX_KEY = "recall:v3:index:{end_user_id}:{stamp}:" + FINGERPRINT
 # A shared-cache entry outlives no write (the stamp changes), so the TTL only bounds memory.
 _INDEX_TTL_SECONDS = 24 * 3600
 _LOCAL_MAX_USERS = 2048
