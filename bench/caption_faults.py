@@ -39,7 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.captions import MATCH_THRESHOLD, caption_tokens, token_f1
-from core.lexicon import lexicon, pairs, words_of
+from core.lexicon import lexicon, pairs
+from core.words import words_of
 
 VOCABULARY = Path(__file__).resolve().parent / "data" / "caption_faults.toml"
 GARBLE_KINDS = (

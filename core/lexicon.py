@@ -6,13 +6,12 @@ spread over modules, so that a word is added in one place and every reader sees 
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from pathlib import Path
 
+from core.words import words_of
+
 LEXICONS = Path(__file__).resolve().parent / "lexicons"
-# Letters of any script ("Inês", "Zürich", "東京"), digits, inner apostrophes and hyphens.
-_WORD = re.compile(r"[^\W_][\w'\u2019-]*")
 
 
 @cache
@@ -44,19 +43,7 @@ def names(name: str) -> dict[str, str]:
     return written
 
 
-def words_of(text: str) -> list[str]:
-    """The lower-cased words of `text`, in any script, with inner apostrophes and hyphens:
-    the one tokeniser of the readers, the grounding check and the judge."""
-    return _WORD.findall(text.lower().replace("\u2019", "'"))
-
-
 def has_phrase(text: str, name: str) -> bool:
     """Whether `text` holds a phrase of lexicon `name`, as whole words."""
     padded = f" {' '.join(words_of(text))} "
     return any(f" {phrase} " in padded for phrase in lexicon(name))
-
-
-def word_spans(text: str) -> list[re.Match]:
-    """The words of `text` as `words_of` reads them, where they stand, as written: for a
-    rewrite that keeps the rest of the text ("in turin," is "in Turin,")."""
-    return list(_WORD.finditer(text))

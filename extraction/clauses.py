@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from core.lexicon import lexicon, words_of
+from core.lexicon import lexicon
+from core.words import words_of
 from extraction.chat_forms import apostrophes_restored
 from extraction.run_ons import run_ons_marked
 from extraction.wording import symbols_read, third_person, tidy_caption
@@ -33,24 +34,24 @@ _CLAUSE = re.compile(
 )
 
 
-def _opens_with(clause: str, name: str) -> str:
-    """The phrase of lexicon `name` that `clause` begins with, or ""."""
+def _opens_with(clause: str, name: str) -> str | None:
+    """The phrase of lexicon `name` that `clause` begins with, or None."""
     opening = " ".join(words_of(clause)[:4])
     for phrase in sorted(lexicon(name), key=len, reverse=True):
         if opening == phrase or opening.startswith(f"{phrase} "):
             return phrase
-    return ""
+    return None
 
 
-def statement_of(clause: str) -> str:
-    """What a clause states ("" for a question, a request or a hypothetical), without the
+def statement_of(clause: str) -> str | None:
+    """What a clause states (None for a question, a request or a hypothetical), without the
     words that ask to keep it ("please remember that ...")."""
     if clause.rstrip().endswith("?"):
-        return ""
+        return None
     kept = _opens_with(clause, "remember_openers")
     if kept:  # the rest as written ("remember that my mum's birthday is 3 March")
         return " ".join(clause.split()[len(kept.split()) :])
-    return "" if _opens_with(clause, "not_statements") else clause
+    return None if _opens_with(clause, "not_statements") else clause
 
 
 def instructs(content: str) -> bool:
@@ -88,13 +89,13 @@ def _correction(clause: str) -> str | None:
     while phrase:  # "sorry autocorrect, it's Bela", "sorry no, 53"
         said += len(phrase.split())
         phrase = _opens_with(" ".join(words[said:]), "corrections")
-        phrase = phrase or (words[said] if words[said:][:1] in (["no"], ["nope"]) else "")
+        phrase = phrase or (words[said] if words[said:][:1] in (["no"], ["nope"]) else None)
     return " ".join(clause.split()[said:]).strip(_MARKS)
 
 
-def _corrected(statement: str, value: str) -> str:
+def _corrected(statement: str, value: str) -> str | None:
     """The corrected statement with the value the registry reads in it replaced ("we live in
-    amsterdam" corrected by "utrecht" is "we live in utrecht"); "" when it reads none."""
+    amsterdam" corrected by "utrecht" is "we live in utrecht"); None when it reads none."""
     words = statement.strip(_MARKS).split()
     for facet in read_facets(tidy_caption(third_person(statement))):
         size = len(facet.value.split())
@@ -106,9 +107,9 @@ def _corrected(statement: str, value: str) -> str:
                 word.startswith(part) for word, part in zip(said, facet.value.split(), strict=True)
             ):
                 if not _alike(words[at], value.strip(_MARKS)):
-                    return ""
+                    return None
                 return " ".join([*words[:at], value.strip(_MARKS), *words[at + size :]])
-    return ""
+    return None
 
 
 def _alike(old: str, new: str) -> bool:
@@ -149,8 +150,9 @@ def user_clauses(
 def clauses_read(
     messages: Iterable[dict], starts: list[int] | None = None
 ) -> tuple[list[tuple[str, str]], list[str]]:
-    """Each clause of the user's own messages with what it states ("" for a question, a
-    request or a hypothetical), each message read up to where it instructs the extractor or
+    """Each clause of the user's own messages with the text it states (empty for a question, a
+    request or a hypothetical: the readers still read such a clause for the people it names,
+    so it stays in the list as text), each message read up to where it instructs the extractor or
     the assistant (what follows is data, never evidence). A clause the user corrects right
     after is not said ("I live in Hamburg. Actually no, Bremen"), and a bare value after the
     correction takes the place of the one it corrects ("I'm 34 | oops no, 35" says "I'm 35").
@@ -185,7 +187,7 @@ def clauses_read(
             if corrected and statement and _bare_value(statement):
                 statement = _corrected(corrected, statement) or statement
             corrected = ""
-            found.append((clause, statement))
+            found.append((clause, statement or ""))
     return found, withdrawn
 
 

@@ -26,7 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cache
 
-from core.lexicon import has_phrase, lexicon, words_of
+from core.lexicon import has_phrase, lexicon
+from core.words import stem, words_of
 from extraction.candidates import Candidate
 from extraction.clauses import (
     clauses_read,
@@ -61,20 +62,9 @@ class Grounded:
     reason: str = ""
 
 
-def _stem(word: str) -> str:
-    """Enough of a word to match its inflections ("moved", "moving"; "vegan", "veganism")."""
-    word = word.strip("'-")
-    if word.endswith("'s"):
-        word = word[:-2]
-    if len(word) > 4:
-        return word[:4]
-    # A short plural or third-person verb ("runs", "dogs") is its base; "glass" is not.
-    return word[:-1] if len(word) == 4 and word.endswith("s") and word[-2] != "s" else word
-
-
 def _same(word: str) -> frozenset[str]:
     """The stems a word grounds: its own, and those of the words that mean the same."""
-    return _same_stems().get(word, frozenset({_stem(word)}))
+    return _same_stems().get(word, frozenset({stem(word, loose=True)}))
 
 
 @cache
@@ -84,7 +74,7 @@ def _same_stems() -> dict[str, frozenset[str]]:
     for group in lexicon("same_words"):
         members = group.split()
         for member in members:
-            stems[member] = stems.get(member, frozenset()) | {_stem(m) for m in members}
+            stems[member] = stems.get(member, frozenset()) | {stem(m, loose=True) for m in members}
     return stems
 
 
@@ -153,14 +143,14 @@ _NAMED = re.compile(
 )
 
 
-def _theirs(caption: str, evidence: Evidence) -> str:
+def _theirs(caption: str, evidence: Evidence) -> str | None:
     """A caption about someone the user named with their relation, as theirs ("Tom loves
-    sushi" after "my colleague Tom": "User's colleague Tom loves sushi"); "" if none."""
+    sushi" after "my colleague Tom": "User's colleague Tom loves sushi"); None if none."""
     first = caption.split(" ", 1)[0].strip(",.")
     for name, relation in evidence.relations:
         if first == name:
             return f"User's {relation} {caption}"
-    return ""
+    return None
 
 
 def _negation_lost(caption: str, evidence: Evidence) -> bool:
@@ -168,7 +158,7 @@ def _negation_lost(caption: str, evidence: Evidence) -> bool:
     food" read as "User likes spicy food")."""
     if _negative(caption):
         return False
-    content = [_stem(w) for w in words_of(caption) if w not in lexicon("generic_words")]
+    content = [stem(w, loose=True) for w in words_of(caption) if w not in lexicon("generic_words")]
     if not content:
         return False
     head = content[0]
@@ -178,7 +168,7 @@ def _negation_lost(caption: str, evidence: Evidence) -> bool:
         _negated(clause, at)
         for clause in evidence.negative
         for at, word in enumerate(clause)
-        if _stem(word) == head
+        if stem(word, loose=True) == head
     )
 
 
@@ -254,9 +244,10 @@ def ground(candidate: Candidate, evidence: Evidence) -> Grounded:
     if set(words_of(caption)) & evidence.cut:
         return Grounded(None, "ungrounded")  # a word cut at its hyphen is not what was said
     content = [w for w in words_of(caption) if w not in lexicon("generic_words") and len(w) > 1]
-    said = [w for w in content if _stem(w) in evidence]
+    said = [w for w in content if stem(w, loose=True) in evidence]
     # Every name must be the user's (the prompt's "Rex" is not); the rest mostly.
-    names = {_stem(w) for name in _NAME.findall(caption) for w in words_of(name)} - {"user"}
+    names = {stem(w, loose=True) for name in _NAME.findall(caption) for w in words_of(name)}
+    names.discard("user")
     if not content or not said or any(name not in evidence for name in names):
         return Grounded(None, "ungrounded")
     if len(said) * 2 < len(content):

@@ -11,9 +11,8 @@ passing state), and the message capitalises it ("I'm Marco") or an age follows i
 
 from __future__ import annotations
 
-import re
-
-from core.lexicon import has_phrase, lexicon, words_of
+from core.lexicon import has_phrase, lexicon
+from core.words import words_of
 from extraction.people import never_name
 from memories.attributes import PRACTICE, registry
 from memories.facets import read as read_facets
@@ -55,7 +54,7 @@ def _name(clause: str, *, aged: bool) -> str | None:
         said = words[0]
     else:
         return None
-    typed = next(w for w in re.findall(r"[^\W_][\w'\u2019-]*", clause) if w.lower() == said)
+    typed = next(w for w in words_of(clause, case=True) if w.lower() == said)
     if never_name(said) or not said.isalpha() or not (aged or typed[:1].isupper()):
         return None
     if any(f.attribute.split(":")[0] != PRACTICE for f in read_facets(f"User is {said}")):

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from core.lexicon import has_phrase, lexicon, words_of
+from core.lexicon import has_phrase, lexicon
+from core.words import words_of
 from extraction.people import mention_at
 from extraction.wording import passing, third_person, tidy_caption
 from memories.text import CAPTION_MAX_LENGTH, states_a_fact

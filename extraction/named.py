@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-from core.lexicon import lexicon, words_of
+from core.lexicon import lexicon
+from core.words import words_of
 from extraction.people import never_name, third_person_verb
 
 # "User has two cats", "User has 2 kids", "User has twins": the user's people or pets counted.
@@ -47,9 +48,9 @@ def one_of(group: str) -> str:
 def names_alone(statement: str) -> list[str] | None:
     """The names a clause lists and nothing else ("Pip and Squeak", "biscuit, fudge"), as
     typed; None when any word is of a closed class or the list is longer than a few."""
-    cased = re.findall(r"[^\W\d_][\w'-]*", statement)
+    cased = words_of(statement, case=True)
     names = [word for word in cased if word.lower() not in {"and", "&"}]
-    if not names or len(names) > 4 or len(cased) != len(words_of(statement)):
+    if not names or len(names) > 4 or any(word[0].isdecimal() for word in cased):
         return None
     if any(never_name(word.lower()) or word.lower() in lexicon("people") for word in names):
         return None

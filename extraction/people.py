@@ -19,7 +19,8 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from core.lexicon import lexicon, pairs, word_spans, words_of
+from core.lexicon import lexicon, pairs
+from core.words import word_spans, words_of
 from memories.facets import read as read_facets
 
 
@@ -59,7 +60,7 @@ def never_name(word: str) -> bool:
 
 def _cased(text: str) -> list[str]:
     """The words of `text` as typed, aligned with `words_of(text)`."""
-    return re.findall(r"[^\W_][\w'\u2019-]*", text.replace("\u2019", "'"))
+    return words_of(text, case=True)
 
 
 def _is_name(words: list[str], cased: list[str], at: int, *, listed: bool) -> bool:
@@ -255,9 +256,9 @@ def closed_reading(caption: str) -> bool:
     return any(f.attribute.split(":")[0] not in {"practice", "about"} for f in read_facets(caption))
 
 
-def named_last(part: str) -> str:
+def named_last(part: str) -> str | None:
     """The person or pet a clause ends by naming with an article ("i got a dog", "we have a
-    new puppy"), whom a "she" or an apposition after it means; "" if none."""
+    new puppy"), whom a "she" or an apposition after it means; None if none."""
     words = words_of(part)
     if len(words) >= 5 and words[-2] in lexicon("naming_words") and not never_name(words[-1]):
         # "we have a cat called luna": the pet, with the name the user gave
@@ -265,8 +266,8 @@ def named_last(part: str) -> str:
         found = named_last(" ".join(words[:-2]))
         return f"{found} {cased[-1]}" if found and len(cased) == len(words) else found
     if len(words) < 3 or words[-1] not in lexicon("people"):
-        return ""
-    return words[-1] if {"a", "an", "the"} & set(words[-3:-1]) else ""
+        return None
+    return words[-1] if {"a", "an", "the"} & set(words[-3:-1]) else None
 
 
 def subject_being(part: str) -> str | None:

@@ -415,10 +415,10 @@ def _candidate(item: Any) -> Candidate | None:
     if not isinstance(item, dict):
         return None
     caption = _text(item, "caption", "summary", "title")
-    full_text = _text(item, "full_text", "fullText", "text", "memory", "fact", "content")
-    if not states_a_fact(caption):
+    full_text = _text(item, "full_text", "fullText", "text", "memory", "fact", "content") or ""
+    if caption is None or not states_a_fact(caption):
         # "User's dog's name": the caption lost its value; the full text may still state it.
-        caption = full_text if states_a_fact(full_text) else ""
+        caption = full_text if states_a_fact(full_text) else None
     if not caption:
         return None
     if _RESTATEMENT.search(caption) or _RESTATEMENT.search(full_text):
@@ -432,16 +432,17 @@ def _candidate(item: Any) -> Candidate | None:
         full_text=full_text,
         category=_category(item.get("category")),
         confidence=_confidence(item.get("confidence")),
-        use_when=_hint(_text(item, "use_when", "useWhen", "relevant_for")),
+        use_when=_hint(_text(item, "use_when", "useWhen", "relevant_for") or ""),
     )
 
 
-def _text(item: dict, *keys: str) -> str:
+def _text(item: dict, *keys: str) -> str | None:
+    """The first of `keys` the item gives a text for, on one line; None when it gives none."""
     for key in keys:
         value = item.get(key)
         if isinstance(value, str) and value.strip():
             return _SPACE.sub(" ", value).strip()
-    return ""
+    return None
 
 
 def _clip(text: str, limit: int) -> str:

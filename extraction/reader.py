@@ -25,8 +25,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
-from core.lexicon import has_phrase, lexicon, pairs, word_spans, words_of
+from core.lexicon import has_phrase, lexicon, pairs
 from core.metrics import READER_CLAUSES_SKIPPED
+from core.words import word_spans, words_of
 from extraction.candidates import Candidate
 from extraction.clauses import instructs, opens_without_i, user_clauses
 from extraction.introductions import introductions
@@ -134,13 +135,13 @@ def _opening(part: str) -> str:
     return " ".join(words)
 
 
-def _in_first_person(part: str) -> str:
-    """The part as a first-person clause ("" if it is about someone else), with the "I" a
+def _in_first_person(part: str) -> str | None:
+    """The part as a first-person clause (None if it is about someone else), with the "I" a
     chat clause leaves out put back ("moved to Lisbon!" is "I moved to Lisbon!", "night owl"
     is "I'm night owl")."""
     words = words_of(part)
     if not words:
-        return ""
+        return None
     favourite = _FAVOURITE.match(part.strip(" ,.!"))
     if favourite:  # "hiking's my favourite thing" is "my favourite thing is hiking"
         return f"{favourite['noun']} is {favourite['value']}"
@@ -155,8 +156,8 @@ def _in_first_person(part: str) -> str:
     if opens_without_i(words):
         negated = words[0] in {"not", "never"} and words[1:2] != ["been"]
         part = part[:1].lower() + part[1:] if words[0] in lexicon("negators") else part
-        described = _fragment(part) if len(words) > 2 and words[1] not in _BREAKS else ""
-        if described.startswith(("I'm a ", "I'm an ")):
+        described = _fragment(part) if len(words) > 2 and words[1] not in _BREAKS else None
+        if described and described.startswith(("I'm a ", "I'm an ")):
             return described  # "retired police officer": what the user is, not what they did
         return f"I'm {part}" if negated else f"I {part}"
     return _fragment(part)
@@ -172,10 +173,10 @@ _BREAKS = lexicon("value_breaks") | lexicon("quantities")
 _OPEN_READINGS = frozenset({"age", "likes", "about", "name"})
 
 
-def _fragment(part: str) -> str:
+def _fragment(part: str) -> str | None:
     """A subjectless fragment the registry recognises, as the user's own clause ("backend dev
     at Acme" is "I'm a backend dev at Acme", "no kids" is "I have no kids", "peanut allergy
-    here" is "I have peanut allergy"); "" for any other fragment."""
+    here" is "I have peanut allergy"); None for any other fragment."""
     words = part.split()
     while words:
         if " ".join(words[-2:]).lower().strip(",.!") in lexicon("fragment_tails"):
@@ -185,7 +186,7 @@ def _fragment(part: str) -> str:
         else:
             break
     if not words or len(words) > 8:
-        return ""
+        return None
     text = " ".join(words).strip(" ,.!;:")
     said = words_of(text)
     if (
@@ -201,7 +202,7 @@ def _fragment(part: str) -> str:
     ):
         # A clause of its own ("one guest is vegan", "light mode hurts my eyes") or a place
         # ("at sea level"), not a fragment about the user.
-        return ""
+        return None
     # "no kids" is "I have no kids"; else what the user is ("night owl") or has ("a peanut
     # allergy"), an open "has" (anything at all) aside.
     article = "" if said[0] in {"a", "an", "the"} else "an " if text[0] in "aeiouAEIOU" else "a "
@@ -224,7 +225,7 @@ def _fragment(part: str) -> str:
             if attribute(name).article and not opening.endswith(f" {article}"):
                 opening = f"I'm {article}"
             return f"{opening}{text}"
-    return ""
+    return None
 
 
 @cache
@@ -249,10 +250,10 @@ def _value_stops() -> frozenset[str]:
     )
 
 
-def _opened(clause: str) -> str:
+def _opened(clause: str) -> str | None:
     """A clause that opens the way chat states a fact without a subject ("greetings from
     Berlin!", "as a paralegal what's the best way ..."), as the user's own clause, with the
-    value the registry reads after it ("I'm a paralegal"); "" for any other."""
+    value the registry reads after it ("I'm a paralegal"); None for any other."""
     said = words_of(_opening(clause))
     for opening, stands_for in _openers():
         if said[: len(opening)] != opening:
@@ -265,7 +266,7 @@ def _opened(clause: str) -> str:
                 break
             value.append(word)
         if not value:
-            return ""
+            return None
         # The value as the user wrote it ("Lisbon"), from the clause's own words.
         spans = word_spans(clause)
         start = len(spans) - len(said) + len(opening)
@@ -274,7 +275,7 @@ def _opened(clause: str) -> str:
         facets = read_facets(caption_of(stated))
         if any(f.attribute.split(":")[0] not in {"practice", "about"} for f in facets):
             return stated
-    return ""
+    return None
 
 
 def _their_person(words: list[str]) -> bool:
@@ -444,6 +445,9 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
             captions.append(stated(counted) or "")  # "my two cats": how many the user has
             continue
         part = _in_first_person(resolved(_adverb_moved(_opening(part)), state.person))
+        if part is None:  # about someone else, or no words: nobody a next clause goes on about
+            state.about = ""
+            continue
         state.person = last_person(part, state.person)
         subject = mention_at(part, 0)
         state.about = subject.said() if subject else ""
@@ -457,7 +461,7 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         caption = caption_of(part)
         if caption_kept(caption):
             captions.append(caption)
-            state.ended = named_last(part)
+            state.ended = named_last(part) or ""
             state.group = group_counted(caption) or ""
             state.person = state.ended or state.group or state.person
     return captions

@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db import transaction
 
 from core.exceptions import InvalidInput
-from core.lexicon import words_of
+from core.words import words_of
 from extraction.candidates import Candidate
 from extraction.clauses import statement_of
 from extraction.decisions import Action, decide

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from core.lexicon import lexicon, words_of
+from core.lexicon import lexicon
+from core.words import words_of
 from extraction.people import mention_at, third_person_verb
 
 # The subjects besides the user (`user_subjects`) that open a clause of their own in a run.

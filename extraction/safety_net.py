@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from core.lexicon import lexicon, words_of
+from core.lexicon import lexicon
+from core.words import words_of
 from extraction.candidates import Candidate
 from extraction.judge import restates
 from extraction.reader import read_statements

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from core.lexicon import words_of
+from core.words import words_of
 from extraction.candidates import Candidate
 from extraction.redaction import redact_candidate
 from memories.instructions import instruction_in

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from core.lexicon import lexicon, words_of
+from core.lexicon import lexicon
+from core.words import words_of
 from extraction.people import mention_at
 from memories.attributes import attribute
 from memories.facets import read as read_facets

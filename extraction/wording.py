@@ -8,7 +8,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 
-from core.lexicon import has_phrase, lexicon, names, pairs, word_spans, words_of
+from core.lexicon import has_phrase, lexicon, names, pairs
+from core.words import word_spans, words_of
 from memories.facets import facets_read
 from memories.text import states_a_fact
 from memories.values import lacks_value, waits_for_value

@@ -18,7 +18,8 @@ import re
 from dataclasses import asdict, dataclass, replace
 from functools import cache, lru_cache
 
-from core.lexicon import lexicon, pairs, words_of
+from core.lexicon import lexicon, pairs
+from core.words import words_of
 from memories.attributes import PRACTICE, Attribute, attribute, named_by, registry
 
 
@@ -449,13 +450,13 @@ def states_standing(caption: str) -> bool:
     )
 
 
-def category_of(caption: str) -> str:
+def category_of(caption: str) -> str | None:
     """The category the registry files a caption's fact under ("User quit their job" is
-    personal, "User prefers dark mode" a preference), "" when it reads no attribute."""
+    personal, "User prefers dark mode" a preference), None when it reads no attribute."""
     for facet in facets_read(caption):
         if not facet.attribute.startswith("about:"):
             return attribute(facet.attribute).category
-    return ""
+    return None
 
 
 @lru_cache(maxsize=8192)

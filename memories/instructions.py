@@ -24,7 +24,8 @@ import unicodedata
 from collections.abc import Iterator
 from functools import cache
 
-from core.lexicon import lexicon, words_of
+from core.lexicon import lexicon
+from core.words import words_of
 from memories.text import text_clean
 
 TEMPLATE_TOKEN = "template_token"
@@ -45,16 +46,15 @@ REFUSALS = {
 # A clause: up to a sentence mark or a line break (a full stop inside a word, as in
 # "memory.write(", ends nothing).
 _CLAUSE = re.compile(r"(?:[^.!?;\n]|\.(?=\S))+[.!?;\n]*|[.!?;\n]+")
-_WORDS_AND_COMMAS = re.compile(r"[^\W_][\w'-]*|,")
 # Any "<|...|>" is a special token by its shape, whatever its model calls it.
 _SPECIAL_TOKEN = re.compile(r"<\|[^\s|<>]{1,40}\|>")
 
 
-def instruction_in(text: str) -> str:
-    """Why `text` is an instruction and not a fact (a reason above), or "" when it is none."""
+def instruction_in(text: str) -> str | None:
+    """Why `text` is an instruction and not a fact (a reason above), or None when it is none."""
     for _, reason in _instructions(text_clean(text)):
         return reason
-    return ""
+    return None
 
 
 def before_instruction(text: str) -> str:
@@ -78,7 +78,7 @@ def _instructions(text: str) -> Iterator[tuple[int, str]]:
             yield match.start() + (_markup_at(clause) if markup else 0), reason
 
 
-def _reason(clause: str) -> str:
+def _reason(clause: str) -> str | None:
     compatible = unicodedata.normalize("NFKC", clause).replace("\u2019", "'")
     plain = compatible.lower()
     if _template_token(plain):
@@ -92,7 +92,7 @@ def _reason(clause: str) -> str:
         return INSTRUCTION
     if _claims_authority(words):
         return AUTHORITY_CLAIM
-    return ""
+    return None
 
 
 def _template_token(plain: str) -> bool:
@@ -160,8 +160,11 @@ def _commands(words: list[str]) -> bool:
 
 
 def _with_commas(plain: str) -> list[str]:
-    """The words of a clause with its commas and colons, where a part of it ends."""
-    return [w if w == "," else words_of(w)[0] for w in _WORDS_AND_COMMAS.findall(plain)]
+    """The words of a clause with its commas, where a part of it ends."""
+    found: list[str] = []
+    for at, part in enumerate(plain.split(",")):
+        found += [","] * bool(at) + words_of(part)
+    return found
 
 
 def _binds_addressee(words: list[str]) -> bool:

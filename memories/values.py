@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from core.lexicon import lexicon, words_of
+from core.lexicon import lexicon
+from core.words import words_of
 from memories.attributes import registry
 
 

@@ -25,7 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.lexicon import lexicon, words_of
+from core.lexicon import lexicon
+from core.words import words_of
 from integrations.embeddings import embed_texts
 from memories.attributes import attribute
 from memories.facets import facets_read
@@ -90,7 +91,6 @@ FINGERPRINT = hashlib.sha256(
     ).encode()
 ).hexdigest()[:12]
 
-_WORD = re.compile(r"[a-z]+")
 # Cosine to a domain's description from which a memory (or a prompt) starts to belong to it,
 # and where it belongs fully (MiniLM scale; other embedders lean on the word lists).
 MEMORY_COSINE = (0.30, 0.55)
@@ -112,7 +112,7 @@ _QUOTED = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d|(?<![A-Za-z])'[^']{3,}'
 
 
 def _hits(text: str, vocabulary: str) -> np.ndarray:
-    words = set(_WORD.findall(text.lower()))
+    words = set(words_of(text, parts=True))
     return np.array(
         [1.0 if words & getattr(domain, vocabulary) else 0.0 for domain in DOMAINS], np.float32
     )
@@ -299,7 +299,7 @@ def reading(prompt: str) -> tuple[bool, bool]:
     question = asked_as_question(own)
     # A terse query ("dinner ideas", "gift for mum", "editor config": what a tool-calling
     # model writes) is a request about this user, not a question anyone could ask.
-    terse = 0 < len(_WORD.findall(own.lower())) <= TERSE_WORDS and not question
+    terse = 0 < len(words_of(own)) <= TERSE_WORDS and not question
     asks = bool(_PERSONAL.search(own)) or terse
     if _FIRST_PERSON.search(own):
         general = False

@@ -37,10 +37,12 @@ from recall.lexical import tokenize
 
 logger = logging.getLogger(__name__)
 
-# v3: indexes carry whom each memory is about (v2 added life-domain memberships); the domains'
-# fingerprint retires cached memberships computed from older word lists.
+# v2 added life-domain memberships; v3 whom each memory is about (the version key); v4 terms
+# from `core.words` (a word of any script is one term), so an older cached index's terms would
+# not meet a prompt's. The domains' fingerprint retires cached memberships computed from older
+# word lists.
 _VERSION_KEY = "recall:v3:version:{end_user_id}"
-_INDEX_KEY = "recall:v3:index:{end_user_id}:{stamp}:" + FINGERPRINT
+_INDEX_KEY = "recall:v4:index:{end_user_id}:{stamp}:" + FINGERPRINT
 # A shared-cache entry outlives no write (the stamp changes), so the TTL only bounds memory.
 _INDEX_TTL_SECONDS = 24 * 3600
 _LOCAL_MAX_USERS = 2048

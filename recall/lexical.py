@@ -1,11 +1,9 @@
-"""The lexical side of recall: a small English tokenizer with stopwords and light stemming."""
+"""The lexical side of recall: the words of a text (`core.words`) as its index matches them,
+stemmed, without stopwords."""
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
-
-_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+from core.words import stem, words_of
 
 # Function words and question words: they carry no topic, and in prompts ("what did I say
 # about ...") they would otherwise match every memory that happens to contain them.
@@ -24,41 +22,7 @@ _STOPWORD_TEXT = """
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
-_IRREGULAR = {"children": "child", "men": "man", "women": "woman", "people": "person"}
-
-
-@lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """Strip common English inflections (a light stemmer: plurals, -ing, -ed, -ly)."""
-    if word in _IRREGULAR:
-        return _IRREGULAR[word]
-    if len(word) <= 3 or word.isdigit():
-        return word
-    for suffix, replacement, min_stem in (
-        ("ies", "y", 3),
-        ("sses", "ss", 2),
-        ("ness", "", 4),
-        ("ing", "", 3),
-        ("edly", "", 3),
-        ("ed", "", 3),
-        ("ly", "", 4),
-        ("es", "", 4),
-        ("s", "", 3),
-    ):
-        if word.endswith(suffix) and len(word) - len(suffix) >= min_stem:
-            base = word[: -len(suffix)] + replacement
-            if suffix == "s" and word.endswith(("ss", "us", "is")):
-                return word
-            if suffix == "es" and not base.endswith(("ch", "sh", "x", "ss", "z", "o")):
-                # "likes" -> "like", "boxes" -> "box": only the sibilant plurals drop "es".
-                return word[:-1]
-            if suffix in {"ing", "ed"} and len(base) >= 3 and base[-1] == base[-2]:
-                base = base[:-1]  # "running" -> "run", "planned" -> "plan"
-            return base
-    return word
-
 
 def tokenize(text: str) -> list[str]:
-    """Lower-case words without stopwords, stemmed."""
-    words = (w.split("'", 1)[0] for w in _TOKEN.findall(text.lower()))
-    return [stem(w) for w in words if w not in STOPWORDS]
+    """The stems of the words of `text` an index matches (`core.words`), stopwords left out."""
+    return [stem(word) for word in words_of(text, parts=True) if word not in STOPWORDS]

@@ -149,7 +149,7 @@ def test_text_that_steers_the_assistant_is_an_instruction_with_its_reason(text, 
     ],
 )
 def test_a_fact_about_the_user_is_not_an_instruction(text):
-    assert instruction_in(text) == ""
+    assert instruction_in(text) is None
 
 
 @pytest.mark.parametrize(
@@ -207,7 +207,7 @@ def test_any_text_is_read_without_error_and_cut_to_a_clean_prefix():
         text = _noise(rng, size)
         cleaned = text_clean(text)
 
-        assert instruction_in(text) in ("", *REFUSALS)
+        assert instruction_in(text) in (None, *REFUSALS)
         assert cleaned.startswith(before_instruction(text))
         assert text_clean(cleaned) == cleaned
         assert not any(unicodedata.category(c) in ("Cc", "Cs") and c != "\n" for c in cleaned)

@@ -47,8 +47,8 @@ class Command(BaseCommand):
         self.stdout.write(f"API docs: {base}/api/docs/")
         self.stdout.write(f"API key (tenant '{LOCAL_TENANT}'): {api_key}")
 
-    def _ensure_admin(self, known_password: str) -> str:
-        """Create the admin login if missing; return its password when it is known."""
+    def _ensure_admin(self, known_password: str) -> str | None:
+        """Create the admin login if missing; return its password when it is known, else None."""
         users = get_user_model()
         user = users.objects.filter(username=ADMIN_USERNAME).first()
         if user is None:
@@ -57,4 +57,4 @@ class Command(BaseCommand):
             return password
         if known_password and user.check_password(known_password):
             return known_password
-        return ""
+        return None
