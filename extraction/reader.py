@@ -49,6 +49,7 @@ from extraction.people import (
     together,
 )
 from extraction.shared import same_as_before, shared
+from extraction.subjectless import continued, gerund_cut, user_dropped
 from extraction.wording import tidy_caption
 from memories.attributes import PRACTICE, attribute
 from memories.facets import category_of, kind_of
@@ -61,7 +62,8 @@ CONFIDENCE = 0.7
 # A clause goes on with another subject after "and" / "but" ("I'm vegan and my partner is a
 # nurse"): each is its own statement.
 _SUBJECT_BREAK = re.compile(
-    r"\s*(?:\s(?:and|but|while|plus|because|cause|cos)|&|\+)(?:\s+(?:now|then|also|so|since))?\s+"
+    r"\s*(?:\s(?:and|but|while|plus|because|cause|cos)|&|\+|\sso(?=\s+(?:my|our|she|he)\b))"
+    r"(?:\s+(?:now|then|also|so|since))?\s+"
     r"(?=(?:i|i'm|im|i've|ive|my|our|we|we're|it|it's|its|she|she's|he|he's|they|they're)\b)",
     re.I,
 )
@@ -149,7 +151,8 @@ def _in_first_person(part: str) -> str:
     if _their_person(words):  # "mum's a GP", chat leaving out the "my"
         return f"my {part}"
     if words[0] in pairs("pro_drop_states"):  # "living in milan" is "I live in milan"
-        return " ".join(["I", pairs("pro_drop_states")[words[0]], *part.split()[1:]])
+        part = gerund_cut(part) or ""  # "renting in london is a joke": "renting in london"
+        return " ".join(["I", pairs("pro_drop_states")[words[0]], *part.split()[1:]]) * bool(part)
     if words[0] in lexicon("negators") and closed_reading(caption_of(f"I {part}")):
         return f"I {part}"  # "dont eat meat": a negation the registry reads, not a request
     if opens_without_i(words):
@@ -431,6 +434,8 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         said = statement = f"my {ended} is {said}"  # an apposition: what they just named is
     elif about and not opens and opens_without_i(words_of(said)):
         said = statement = f"my {about} {said}"  # the subject left out: the same person
+    elif going_on := continued(said, about):
+        said = statement = going_on  # "..., needs insulin": not the user's verb
     joint = None if opened else together(said, opens_sentence=opens)
     if joint:  # "me and my gf priya are planning ...": a fact of both
         state.person = last_person(said, state.person)
@@ -443,7 +448,10 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         if counted and counted.count and counted.end == len(words_of(part)):
             captions.append(stated(counted) or "")  # "my two cats": how many the user has
             continue
-        part = _in_first_person(resolved(_adverb_moved(_opening(part)), state.person))
+        part = resolved(_adverb_moved(_opening(part)), state.person)
+        part = (
+            _in_first_person(part) or user_dropped(part, ambiguous=bool(about) and not opens) or ""
+        )
         state.person = last_person(part, state.person)
         subject = mention_at(part, 0)
         state.about = subject.said() if subject else ""

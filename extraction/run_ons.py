@@ -15,6 +15,7 @@ from functools import cache
 
 from core.lexicon import lexicon, words_of
 from extraction.people import mention_at, third_person_verb
+from extraction.verbs import finite
 
 # The subjects besides the user (`user_subjects`) that open a clause of their own in a run.
 _OTHERS = frozenset({"he", "she", "they", "he's", "she's", "they're"})
@@ -120,9 +121,22 @@ def _opens_clause(word: str, rest: str) -> bool:
         return False
     mention = mention_at(rest, 0) if word in {"my", "our"} else None
     if mention is not None:
-        return third_person_verb(words[mention.end] if mention.end < len(words) else "")
+        return _verb_after(words[mention.end :], mention.relation)
     # "my shifts are 12 hours", "my physio is called ruth": a noun or two, then a copula.
     for at in (2, 3):
         if words[at : at + 1] and words[at] in lexicon("copulas"):
             return not set(words[1:at]) & (_holds() | {"it", "that", "this", "there"})
     return False
+
+
+def _verb_after(words: list[str], relation: str) -> bool:
+    """Whether the words after one of the user's people open with their verb, maybe after an
+    adverb ("my wife takes the train", "our daughter just passed her test", "my kids love
+    it": the base form after several)."""
+    while words[:1] and words[0] in lexicon("adverbs"):
+        words = words[1:]
+    if not words:
+        return False
+    return third_person_verb(words[0]) or finite(
+        words[0], plural=relation in lexicon("people_plural")
+    )

@@ -1,0 +1,88 @@
+"""Whom a clause that leaves out its subject is about, read from its verb's form.
+
+Chat drops the subject more often than any other word. The verb that opens such a clause
+says whose it is, by grammar alone (`extraction.verbs`, a closed list of verbs and the regular
+rules of their forms), whatever the topic:
+- the third person singular cannot be the user's own: "my cat miso is diabetic, needs insulin
+  twice a day" is the cat's, and "my dad is 70. still works full time" the dad's. It goes on
+  about the person the clause before was about, and with nobody before it, says nothing;
+- the past tense with an object after it is the user's ("broke my wrist last month", "passed
+  my test 🎉", "had him since i was a kid"), and so is "can't" with a verb ("cant really work
+  outside the house");
+- right after a clause about someone else and a comma, a past could be either of them ("my
+  mum is 70, sold her car"), so it says nothing: a fact left out is better than a fact pinned
+  on the wrong person;
+- an "-ing" form that is the subject of its clause ("renting in london is a joke") states
+  only what it heads ("renting in london"); alone ("moving is hard") it states nothing.
+"""
+
+from __future__ import annotations
+
+from core.lexicon import lexicon, words_of
+from extraction.verbs import base_form, past_tense, third_singular
+
+# What may follow a past tense for the user to be its subject: the verb's object or its count
+# ("broke my wrist", "sold the car", "had him", "ran 2 marathons").
+_OBJECTS = frozenset({"him", "her", "them", "it", "one", "up", "out", "off", "back", "down"})
+# A word after an "-ing" form that makes it the subject of its own clause ("cycling is my
+# thing", "moving house was a nightmare").
+_VERBS_OF_A_SUBJECT = frozenset({"is", "was", "has", "can", "will", "makes", "keeps", "gets"})
+
+
+def _without_adverbs(words: list[str]) -> list[str]:
+    while words[:1] and words[0] in lexicon("adverbs"):
+        words = words[1:]
+    return words
+
+
+def continued(said: str, about: str) -> str | None:
+    """The clause as a statement of `about` (one of the user's people, "cat miso"), when it
+    opens with a verb in the third person singular ("needs insulin"); else None."""
+    words = _without_adverbs(words_of(said))
+    if not about or about.split()[0] in lexicon("people_plural") or len(words) < 2:
+        return None
+    return f"my {about} {said.strip()}" if third_singular(words[0]) else None
+
+
+def user_dropped(said: str, *, ambiguous: bool = False) -> str | None:
+    """The clause with the user's "I" put back, when its verb's form says it is theirs ("broke
+    my wrist" is "I broke my wrist", "cant really work" "I cant really work"); None for any
+    other, and for a past when `ambiguous` (right after a clause about someone else)."""
+    text = said.strip()
+    words = words_of(text)
+    plain = _without_adverbs(words)
+    if len(plain) < 2:
+        return None
+    verb, after = plain[0], plain[1]
+    if set(words) & {"you", "your"}:
+        return None  # "wondering if you could ...": a request to the assistant
+    if words[0] in {"can't", "cant", "cannot"} and base_form(
+        (_without_adverbs(words[1:]) or [""])[0]
+    ):
+        return f"I {text}"  # never a request: "can't" asks nothing of the assistant
+    if ambiguous:
+        return None
+    if (
+        past_tense(verb)
+        and not base_form(verb)
+        and (
+            after in lexicon("determiners")
+            or after in _OBJECTS
+            or after.isdigit()
+            or after in lexicon("numerals")
+        )
+    ):
+        return f"I {text}"
+    return None
+
+
+def gerund_cut(said: str) -> str | None:
+    """A clause opening with an "-ing" form of `pro_drop_states` ("renting in london is a
+    joke"): when the form is the subject, the phrase it heads ("renting in london", which says
+    the user rents there), None when that is the form alone ("moving is hard"); else the
+    clause as it is."""
+    tokens = said.split()
+    for at, token in enumerate(tokens[1:5], start=1):
+        if set(words_of(token)) & (_VERBS_OF_A_SUBJECT | lexicon("copulas")):
+            return " ".join(tokens[:at]) if at >= 2 else None
+    return said
