@@ -48,6 +48,7 @@ from extraction.people import (
     subject_of,
     together,
 )
+from extraction.run_ons import time_trimmed
 from extraction.shared import same_as_before, shared
 from extraction.subjectless import continued, gerund_cut, user_dropped
 from extraction.wording import tidy_caption
@@ -449,9 +450,7 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
             captions.append(stated(counted) or "")  # "my two cats": how many the user has
             continue
         part = resolved(_adverb_moved(_opening(part)), state.person)
-        part = (
-            _in_first_person(part) or user_dropped(part, ambiguous=bool(about) and not opens) or ""
-        )
+        part = _in_first_person(part) or user_dropped(part, ambiguous=bool(about)) or ""
         state.person = last_person(part, state.person)
         subject = mention_at(part, 0)
         state.about = subject.said() if subject else ""
@@ -465,7 +464,7 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         caption = caption_of(part)
         if caption_kept(caption):
             captions.append(caption)
-            state.ended = named_last(part)
+            state.ended = named_last(time_trimmed(part))
             state.group = group_counted(caption) or ""
             state.person = state.ended or state.group or state.person
     return captions

@@ -140,3 +140,20 @@ def _verb_after(words: list[str], relation: str) -> bool:
     return third_person_verb(words[0]) or finite(
         words[0], plural=relation in lexicon("people_plural")
     )
+
+
+def time_trimmed(clause: str) -> str:
+    """The clause without the time it ends on ("we got a kitten last week" is "we got a
+    kitten", "adopted a dog 2 years ago" "adopted a dog"), so that what it ended by naming is
+    still its last word (`people.named_last`)."""
+    words = clause.split()
+    while words and words_of(words[-1])[-1:] and words_of(words[-1])[-1] in _TIMES - {"too"}:
+        words.pop()
+        said = words_of(" ".join(words[-1:]))
+        if said and (
+            said[0] in {"last", "this", "next", "a", "few"}
+            or said[0].isdigit()
+            or said[0] in lexicon("numerals")
+        ):
+            words.pop()
+    return " ".join(words)

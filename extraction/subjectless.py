@@ -9,9 +9,9 @@ rules of their forms), whatever the topic:
 - the past tense with an object after it is the user's ("broke my wrist last month", "passed
   my test 🎉", "had him since i was a kid"), and so is "can't" with a verb ("cant really work
   outside the house");
-- right after a clause about someone else and a comma, a past could be either of them ("my
-  mum is 70, sold her car"), so it says nothing: a fact left out is better than a fact pinned
-  on the wrong person;
+- right after a clause about someone else, a past could be either of them ("my mum is 70.
+  sold her car"), so it says nothing: a fact left out is better than a fact pinned on the
+  wrong person;
 - an "-ing" form that is the subject of its clause ("renting in london is a joke") states
   only what it heads ("renting in london"); alone ("moving is hard") it states nothing.
 """
@@ -47,7 +47,8 @@ def continued(said: str, about: str) -> str | None:
 def user_dropped(said: str, *, ambiguous: bool = False) -> str | None:
     """The clause with the user's "I" put back, when its verb's form says it is theirs ("broke
     my wrist" is "I broke my wrist", "cant really work" "I cant really work"); None for any
-    other, and for a past when `ambiguous` (right after a clause about someone else)."""
+    other, and for a past when `ambiguous` (right after a clause about someone else) or
+    with "his", "her" or "their" after it."""
     text = said.strip()
     words = words_of(text)
     plain = _without_adverbs(words)
@@ -60,7 +61,7 @@ def user_dropped(said: str, *, ambiguous: bool = False) -> str | None:
         (_without_adverbs(words[1:]) or [""])[0]
     ):
         return f"I {text}"  # never a request: "can't" asks nothing of the assistant
-    if ambiguous:
+    if ambiguous or set(words) & {"his", "her", "their"}:
         return None
     if (
         past_tense(verb)

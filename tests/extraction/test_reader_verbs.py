@@ -1,0 +1,147 @@
+"""The offline reader where a clause turns on its verb: a closed list of verbs and the regular
+rules of their forms (`extraction.verbs`) open a run-on's clauses, mark a name before a verb,
+and say whom a clause without a subject is about (`extraction.subjectless`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from extraction.reader import read_statements
+from extraction.verbs import finite, past_tense, third_singular
+
+
+def _read(*user_says: str) -> list[str]:
+    messages = [{"role": "user", "content": text} for text in user_says]
+    return [candidate.caption for candidate in read_statements(messages)]
+
+
+@pytest.mark.parametrize(
+    ("word", "third", "past"),
+    [
+        ("carries", True, False),
+        ("watches", True, False),
+        ("takes", True, False),
+        ("stopped", False, True),
+        ("died", False, True),
+        ("went", False, True),
+        ("broke", False, True),
+        # Made by no listed base: never a verb, whatever its ending.
+        ("news", False, False),
+        ("boss", False, False),
+        ("bed", False, False),
+        # Present forms the irregular table keeps are no past.
+        ("is", False, False),
+        ("has", False, False),
+    ],
+)
+def test_a_verb_is_a_form_of_a_listed_base(word: str, third: bool, past: bool) -> None:
+    assert third_singular(word) is third
+    assert past_tense(word) is past
+
+
+def test_a_base_form_is_a_verb_only_after_several_people() -> None:
+    assert finite("love", plural=True)
+    assert not finite("love")
+
+
+@pytest.mark.parametrize(
+    ("typed", "facts"),
+    [
+        (
+            "i drive an old volvo estate my husband takes the train to york our daughter just "
+            "passed her test",
+            [
+                "User drives an old volvo estate",
+                "User's husband takes the train to York",
+                "User's daughter just passed her test",
+            ],
+        ),
+        (
+            "my dad has parkinsons and lives with us now my mum died two years ago",
+            [
+                "User's dad has parkinsons",
+                "User's dad lives with them now",
+                "User's mum died two years ago",
+            ],
+        ),
+        (
+            "we have 2 kids theyre 5 and 7 my partner drives a bus",
+            ["User has 2 kids", "User's kids are 5 and 7", "User's partner drives a bus"],
+        ),
+    ],
+)
+def test_a_run_on_opens_a_clause_at_a_person_and_their_verb(typed: str, facts: list[str]) -> None:
+    assert _read(typed) == facts
+
+
+def test_a_given_name_before_a_verb_is_the_persons_name() -> None:
+    assert _read("my sister anna cooks for the whole family every sunday") == [
+        "User's sister Anna cooks for the whole family every sunday"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("typed", "fact"),
+    [
+        ("my cat miso is diabetic, needs insulin twice a day", "User's cat miso needs insulin"),
+        ("my dad is 70. still works full time at the garage", "User's dad still works full time"),
+    ],
+)
+def test_a_third_person_verb_without_a_subject_goes_on_about_the_person(
+    typed: str, fact: str
+) -> None:
+    captions = _read(typed)
+
+    assert any(caption.startswith(fact) for caption in captions), captions
+    assert not any(caption.startswith(("User needs", "User works")) for caption in captions)
+
+
+def test_a_third_person_verb_with_nobody_before_it_says_nothing() -> None:
+    assert _read("needs a new boiler tbh") == []
+
+
+def test_a_past_tense_with_an_object_is_the_users() -> None:
+    assert _read("broke my wrist last month 🙃 so typing is slow") == [
+        "User broke their wrist last month"
+    ]
+    assert _read("cant really work outside the house") == [
+        "User can't really work outside the house"
+    ]
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "my wife is a nurse. crashed the car last year",  # hers or the user's: unsure
+        "painted her room last weekend",  # someone else's room
+    ],
+)
+def test_a_past_tense_that_could_be_someone_elses_says_nothing(typed: str) -> None:
+    assert not any(c.startswith(("User crashed", "User painted")) for c in _read(typed))
+
+
+def test_an_ing_form_that_is_the_subject_states_only_what_it_heads() -> None:
+    assert _read("honestly renting in london is a joke lol") == ["User rents in London"]
+    assert _read("moving is hard") == []
+
+
+def test_so_before_one_of_the_users_people_opens_their_own_clause() -> None:
+    assert _read("i work nights so my husband does the school run") == [
+        "User works nights",
+        "User's husband does the school run",
+    ]
+    # The user's own consequence stays with the clause it follows.
+    assert _read("im a chef so i never cook at home") == ["User is a chef"]
+
+
+def test_a_pet_named_before_a_time_is_whom_she_means() -> None:
+    assert _read("we got a kitten last week, shes called mabel") == [
+        "User got a kitten last week",
+        "User's kitten is called mabel",
+    ]
+
+
+def test_the_user_inside_their_own_clause_agrees_with_they() -> None:
+    assert _read("i have had my tortoise since i was a kid") == [
+        "User has had their tortoise since they were a kid"
+    ]
