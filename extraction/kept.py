@@ -30,6 +30,8 @@ def caption_kept(caption: str, *, verb: bool = True) -> bool:
         # The user in the first person after "User" ("User's dad thinks i should retrain"):
         # what someone else thinks of them, and no caption a reader could follow.
         or bool(set(words_of(caption)[1:]) & _FIRST_PERSON_SUBJECTS)
+        # "User's cat hates her": whose or whom the caption does not say.
+        or words_of(caption)[-1:] in (["her"], ["his"])
     )
 
 

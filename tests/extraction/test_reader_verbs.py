@@ -145,3 +145,10 @@ def test_the_user_inside_their_own_clause_agrees_with_they() -> None:
     assert _read("i have had my tortoise since i was a kid") == [
         "User has had their tortoise since they were a kid"
     ]
+
+
+def test_a_caption_ending_on_her_says_nothing_a_reader_can_follow() -> None:
+    captions = _read("we got a kitten last week shes called mabel our older cat hates her")
+
+    assert "User's kitten is called mabel" in captions
+    assert not any(caption.endswith(" her") for caption in captions)
