@@ -31,6 +31,7 @@ from extraction.candidates import Candidate
 from extraction.clauses import instructs, opens_without_i, user_clauses
 from extraction.introductions import introductions
 from extraction.kept import caption_kept, caption_of
+from extraction.lists import lists_distributed
 from extraction.named import group_counted, group_named, names_alone, names_placed, one_of
 from extraction.people import (
     both_stated,
@@ -335,7 +336,7 @@ def read_statements(
     found: list[Candidate] = []
     seen: set[str] = set()
     starts: list[int] = []
-    clauses = _clauses_read(messages, skipped, starts)
+    clauses = lists_distributed(_clauses_read(messages, skipped, starts))
     try:
         introduced = introductions(clauses, starts)
     except Exception:  # the clauses are still read one by one
