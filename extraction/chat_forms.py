@@ -4,8 +4,9 @@ People type "shes vegan", "im 34", "dont drink", "cant drive". Read as typed, "s
 pronoun, so "she" does not find the person last named and the fact lands on the user
 ("User is a shes vegan"). Each form is restored from a closed lexicon
 (`core/lexicons/unapostrophed.txt`) before a message is split into clauses; a form that is
-also a word of its own ("ill", "id", "cant", "wont") is restored only where its position
-says it is the contraction, and "its", "were", "well", "hell", "shell", "wed" never are.
+also a word of its own ("ill", "id", "cant", "wont", "were") is restored only where its
+position says it is the contraction ("were" only where a clause opens, no "you" after it:
+"were moving to bristol"), and "its", "well", "hell", "shell", "wed" never are.
 """
 
 from __future__ import annotations
@@ -54,5 +55,22 @@ def apostrophes_restored(text: str) -> str:
             continue
         if when == "not_noun" and before in lexicon("determiners"):
             continue
+        if when == "opening" and not (
+            (not place or set(tokens[at - 1]) & set(".!?,;:\n") or _opener(tokens, words, place))
+            and after
+            and after not in lexicon("subject_pronouns") | {"there", "u", "ya"}
+        ):
+            continue  # "were moving to bristol": "we're" only where a clause opens
         tokens[at] = _restored(tokens[at], meant)
     return "".join(tokens)
+
+
+def _opener(tokens: list[str], words: list[int], place: int) -> bool:
+    """Whether the words before word `place` are chat fillers that open its clause ("lol were
+    vegan now"), after the message's start or a mark."""
+    start = place
+    while start and tokens[words[start - 1]].lower() in lexicon("fillers"):
+        start -= 1
+        if not start or set(tokens[words[start] - 1]) & set(".!?,;:\n"):
+            return start < place
+    return False

@@ -15,10 +15,16 @@ from functools import cache
 
 from core.lexicon import lexicon, words_of
 from extraction.people import mention_at, third_person_verb
-from extraction.verbs import finite
+from extraction.verbs import finite, third_singular
 
 # The subjects besides the user (`user_subjects`) that open a clause of their own in a run.
 _OTHERS = frozenset({"he", "she", "they", "he's", "she's", "they're"})
+# What follows "its" only where it stands for "it's" ("its about 40 mins", "its so loud", "its
+# mostly nights"), never its possessive ("its tail").
+_ITS_IS = frozenset(
+    {"a", "an", "the", "about", "so", "not", "been", "got", "only", "just", "really", "very",
+     "mostly", "always", "never", "in", "at", "on", "like", "quite", "pretty", "too"}
+)  # fmt: skip
 # Where a clause ends as typed: a sentence mark, a comma or a dash.
 _ENDS = (".", "!", "?", ";", ",", ":", "-", "\u2013", "\u2014")
 
@@ -115,6 +121,8 @@ def _opens_clause(word: str, rest: str) -> bool:
         if "'" in word:  # "they're in spain", "i'm 29"
             return len(words) >= 2
         return len(words) >= 3 and words[1] not in lexicon("value_breaks")
+    if word == "its" and words[1:2] and words[1] in _ITS_IS:
+        return True  # "every day its about 40 mins": "it's" typed without its apostrophe
     if word in {"it", "it's"}:  # "i love my job it is great"
         return word == "it's" or words[1:2] in (["is"], ["was"], ["has"])
     if word not in {"my", "our", "the", "his", "her", "their"}:
@@ -122,9 +130,10 @@ def _opens_clause(word: str, rest: str) -> bool:
     mention = mention_at(rest, 0) if word in {"my", "our"} else None
     if mention is not None:
         return _verb_after(words[mention.end :], mention.relation)
-    # "my shifts are 12 hours", "my physio is called ruth": a noun or two, then a copula.
+    # "my shifts are 12 hours", "my physio is called ruth", "the eldest lives in berlin": a
+    # noun or two, then a copula or a verb.
     for at in (2, 3):
-        if words[at : at + 1] and words[at] in lexicon("copulas"):
+        if words[at : at + 1] and (words[at] in lexicon("copulas") or third_singular(words[at])):
             return not set(words[1:at]) & (_holds() | {"it", "that", "this", "there"})
     return False
 

@@ -152,3 +152,56 @@ def test_a_caption_ending_on_her_says_nothing_a_reader_can_follow() -> None:
 
     assert "User's kitten is called mabel" in captions
     assert not any(caption.endswith(" her") for caption in captions)
+
+
+@pytest.mark.parametrize(
+    ("typed", "facts"),
+    [
+        (
+            "my grandad is 91 he still drives and plays bowls every week my nan died last year",
+            [
+                "User's grandad is 91",
+                "User's grandad still drives",
+                "User's grandad plays bowls every week",
+                "User's nan died last year",
+            ],
+        ),
+        (
+            "i work in a call centre its mostly night shifts my wife works at the same place",
+            ["User works in a call centre", "User's wife works at the same place"],
+        ),
+        (
+            "we have three daughters the eldest lives in berlin",
+            ["User has three daughters"],
+        ),
+    ],
+)
+def test_a_run_on_ends_its_clause_before_a_new_subject(typed: str, facts: list[str]) -> None:
+    assert _read(typed) == facts
+
+
+def test_its_before_a_noun_stays_a_possessive() -> None:
+    assert _read("our dog wags its tail all day") == ["User's dog wags its tail all day"]
+
+
+@pytest.mark.parametrize(
+    ("typed", "fact"),
+    [
+        ("were moving to bristol next month, bought a 3 bed terrace", "User is moving to Bristol"),
+        ("lol were vegan now", "User is vegan now"),
+    ],
+)
+def test_were_opening_a_clause_is_we_are(typed: str, fact: str) -> None:
+    assert any(caption.startswith(fact) for caption in _read(typed))
+
+
+@pytest.mark.parametrize("typed", ["my parents were teachers", "were you ever in leeds?"])
+def test_were_after_a_subject_or_before_you_stays_as_typed(typed: str) -> None:
+    assert not any(caption.startswith("User is") for caption in _read(typed))
+
+
+def test_a_relation_chat_uses_is_one_of_the_users_people() -> None:
+    assert _read("my nan is 97. shes a retired midwife") == [
+        "User's nan is 97",
+        "User's nan is a retired midwife",
+    ]
