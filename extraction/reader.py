@@ -451,7 +451,7 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
             captions.append(stated(counted) or "")  # "my two cats": how many the user has
             continue
         part = resolved(_adverb_moved(_opening(part)), state.person)
-        part = _in_first_person(part) or user_dropped(part, ambiguous=bool(about)) or ""
+        part = _in_first_person(part) or user_dropped(part, about=about) or ""
         state.person = last_person(part, state.person)
         subject = mention_at(part, 0)
         state.about = subject.said() if subject else ""

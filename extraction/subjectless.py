@@ -8,7 +8,10 @@ rules of their forms), whatever the topic:
   about the person the clause before was about, and with nobody before it, says nothing;
 - the past tense with an object after it is the user's ("broke my wrist last month", "passed
   my test 🎉", "had him since i was a kid"), and so is "can't" with a verb ("cant really work
-  outside the house");
+  outside the house"), and so is a verb's base form with how often it happens
+  (`core/lexicons/habitual.txt`: "go to the gym 4 times a week", "cook for my grandma on
+  sundays"): a habit, where a request would ask the assistant ("remind me every day" is
+  none);
 - right after a clause about someone else, a past could be either of them ("my mum is 70.
   sold her car"), so it says nothing: a fact left out is better than a fact pinned on the
   wrong person;
@@ -18,7 +21,7 @@ rules of their forms), whatever the topic:
 
 from __future__ import annotations
 
-from core.lexicon import lexicon, words_of
+from core.lexicon import has_phrase, lexicon, words_of
 from extraction.verbs import base_form, past_tense, third_singular
 
 # What may follow a past tense for the user to be its subject: the verb's object or its count
@@ -44,11 +47,11 @@ def continued(said: str, about: str) -> str | None:
     return f"my {about} {said.strip()}" if third_singular(words[0]) else None
 
 
-def user_dropped(said: str, *, ambiguous: bool = False) -> str | None:
+def user_dropped(said: str, *, about: str = "") -> str | None:
     """The clause with the user's "I" put back, when its verb's form says it is theirs ("broke
     my wrist" is "I broke my wrist", "cant really work" "I cant really work"); None for any
-    other, and for a past when `ambiguous` (right after a clause about someone else) or
-    with "his", "her" or "their" after it."""
+    other, and for a past right after a clause `about` one of the user's people, or with
+    "his", "her" or "their" after it."""
     text = said.strip()
     words = words_of(text)
     plain = _without_adverbs(words)
@@ -61,7 +64,17 @@ def user_dropped(said: str, *, ambiguous: bool = False) -> str | None:
         (_without_adverbs(words[1:]) or [""])[0]
     ):
         return f"I {text}"  # never a request: "can't" asks nothing of the assistant
-    if ambiguous or set(words) & {"his", "her", "their"}:
+    several = about.split()[:1] and about.split()[0] in lexicon("people_plural")
+    if (
+        base_form(verb)
+        and verb not in lexicon("hedges")  # "like 5 a day": chat's "like", no verb
+        and has_phrase(text, "habitual")
+        and not set(words) & {"me", "us"}
+    ):
+        # "go to the gym 4 times a week": a habit, not a request; after "my kids ..." theirs
+        # or the user's.
+        return None if several else f"I {text}"
+    if about or set(words) & {"his", "her", "their"}:
         return None
     if (
         past_tense(verb)

@@ -205,3 +205,28 @@ def test_a_relation_chat_uses_is_one_of_the_users_people() -> None:
         "User's nan is 97",
         "User's nan is a retired midwife",
     ]
+
+
+@pytest.mark.parametrize(
+    ("typed", "fact"),
+    [
+        ("go to the gym 4 times a week 💪", "User goes to the gym 4 times a week"),
+        ("visit my mum every weekend, shes 80", "User visits their mum every weekend"),
+    ],
+)
+def test_a_base_form_with_how_often_is_the_users_habit(typed: str, fact: str) -> None:
+    assert fact in _read(typed)
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "remind me every day to take my pills",  # a request
+        "my kids are 8 and 10. go to the same school every day",  # theirs or the user's
+        "im a massive coffee person, like 5 a day",  # chat's "like"
+    ],
+)
+def test_a_base_form_that_may_be_a_request_or_someone_elses_is_no_habit(typed: str) -> None:
+    assert not any(
+        caption.startswith(("User reminds", "User goes", "User likes")) for caption in _read(typed)
+    )
