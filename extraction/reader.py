@@ -51,7 +51,7 @@ from extraction.people import (
 )
 from extraction.run_ons import time_trimmed
 from extraction.shared import same_as_before, shared
-from extraction.subjectless import continued, gerund_cut, user_dropped
+from extraction.subjectless import continued, gerund_cut, user_dropped, user_goes_on
 from extraction.wording import tidy_caption
 from memories.attributes import PRACTICE, attribute
 from memories.facets import category_of, kind_of
@@ -101,6 +101,8 @@ def _parts(clause: str) -> list[str]:
                 parts.append(f"{being} {piece}")  # "I'm 67 and recently widowed"
             elif subject and (going_on := goes_on(piece, parts[-1], subject)):
                 parts.append(going_on)  # "is 94 and still drives", "hes 27 and between jobs"
+            elif going_on := user_goes_on(piece, parts[-1]):
+                parts.append(going_on)  # "i work from home and cook most nights"
             else:
                 parts[-1] = f"{parts[-1]} and {piece}"
     return lists_rejoined([_undangled(part) for part in parts if _undangled(part)])

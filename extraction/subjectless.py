@@ -15,6 +15,8 @@ rules of their forms), whatever the topic:
 - right after a clause about someone else, a past could be either of them ("my mum is 70.
   sold her car"), so it says nothing: a fact left out is better than a fact pinned on the
   wrong person;
+- after "and", a verb's base form goes on about the user when the clause opened with them ("i
+  work from home and cook most nights");
 - an "-ing" form that is the subject of its clause ("renting in london is a joke") states
   only what it heads ("renting in london"); alone ("moving is hard") it states nothing.
 """
@@ -100,3 +102,16 @@ def gerund_cut(said: str) -> str | None:
         if set(words_of(token)) & (_VERBS_OF_A_SUBJECT | lexicon("copulas")):
             return " ".join(tokens[:at]) if at >= 2 else None
     return said
+
+
+def user_goes_on(piece: str, before: str) -> str | None:
+    """The words after "and" as the user's own clause, when the words before it open with the
+    user and the piece with a verb's base form ("i work from home and cook most nights" is "I
+    cook most nights"): the base form agrees with "I", never with one of their people."""
+    said = words_of(before)
+    words = _without_adverbs(words_of(piece))
+    if not said or said[0] not in lexicon("user_subjects") or len(words) < 2:
+        return None
+    if not base_form(words[0]) or words[0] in lexicon("hedges") | {"be"}:
+        return None
+    return f"I {piece.strip()}"

@@ -230,3 +230,26 @@ def test_a_base_form_that_may_be_a_request_or_someone_elses_is_no_habit(typed: s
     assert not any(
         caption.startswith(("User reminds", "User goes", "User likes")) for caption in _read(typed)
     )
+
+
+@pytest.mark.parametrize(
+    ("typed", "facts"),
+    [
+        (
+            "i work from home and cook most nights",
+            ["User works from home", "User cooks most nights"],
+        ),
+        (
+            "we live in leeds and rent a tiny flat",
+            ["User lives in Leeds", "User rents a tiny flat"],
+        ),
+        (
+            "my kids love trains and play football",
+            ["User's kids love trains", "User's kids play football"],
+        ),
+    ],
+)
+def test_a_base_form_after_and_keeps_the_subject_it_agrees_with(
+    typed: str, facts: list[str]
+) -> None:
+    assert _read(typed) == facts
