@@ -27,6 +27,7 @@ from functools import cache
 
 from core.lexicon import has_phrase, lexicon, pairs, word_spans, words_of
 from core.metrics import READER_CLAUSES_SKIPPED
+from extraction import subjectless
 from extraction.candidates import Candidate
 from extraction.clauses import instructs, opens_without_i, user_clauses
 from extraction.introductions import introductions
@@ -51,7 +52,6 @@ from extraction.people import (
 )
 from extraction.run_ons import time_trimmed
 from extraction.shared import same_as_before, shared
-from extraction.subjectless import continued, gerund_cut, user_dropped, user_goes_on
 from extraction.wording import tidy_caption
 from memories.attributes import PRACTICE, attribute
 from memories.facets import category_of, kind_of
@@ -101,7 +101,7 @@ def _parts(clause: str) -> list[str]:
                 parts.append(f"{being} {piece}")  # "I'm 67 and recently widowed"
             elif subject and (going_on := goes_on(piece, parts[-1], subject)):
                 parts.append(going_on)  # "is 94 and still drives", "hes 27 and between jobs"
-            elif going_on := user_goes_on(piece, parts[-1]):
+            elif going_on := subjectless.user_goes_on(piece, parts[-1]):
                 parts.append(going_on)  # "i work from home and cook most nights"
             else:
                 parts[-1] = f"{parts[-1]} and {piece}"
@@ -155,7 +155,7 @@ def _in_first_person(part: str) -> str:
     if _their_person(words):  # "mum's a GP", chat leaving out the "my"
         return f"my {part}"
     if words[0] in pairs("pro_drop_states"):  # "living in milan" is "I live in milan"
-        part = gerund_cut(part) or ""  # "renting in london is a joke": "renting in london"
+        part = subjectless.gerund_cut(part) or ""  # "renting in london is a joke"
         return " ".join(["I", pairs("pro_drop_states")[words[0]], *part.split()[1:]]) * bool(part)
     if words[0] in lexicon("negators") and closed_reading(caption_of(f"I {part}")):
         return f"I {part}"  # "dont eat meat": a negation the registry reads, not a request
@@ -438,7 +438,7 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         said = statement = f"my {ended} is {said}"  # an apposition: what they just named is
     elif about and not opens and opens_without_i(words_of(said)):
         said = statement = f"my {about} {said}"  # the subject left out: the same person
-    elif going_on := continued(said, about):
+    elif going_on := subjectless.continued(said, about):
         said = statement = going_on  # "..., needs insulin": not the user's verb
     joint = None if opened else together(said, opens_sentence=opens)
     if joint:  # "me and my gf priya are planning ...": a fact of both
@@ -452,8 +452,9 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         if counted and counted.count and counted.end == len(words_of(part)):
             captions.append(stated(counted) or "")  # "my two cats": how many the user has
             continue
-        part = resolved(_adverb_moved(_opening(part)), state.person)
-        part = _in_first_person(part) or user_dropped(part, about=about) or ""
+        part = resolved(subjectless.adverb_moved(_opening(part)), state.person)
+        state.person = subjectless.owner_named(part, state.person)  # "my wife's job. shes"
+        part = _in_first_person(part) or subjectless.user_dropped(part, about=about) or ""
         state.person = last_person(part, state.person)
         subject = mention_at(part, 0)
         state.about = subject.said() if subject else ""
@@ -471,16 +472,6 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
             state.group = group_counted(caption) or ""
             state.person = state.ended or state.group or state.person
     return captions
-
-
-def _adverb_moved(part: str) -> str:
-    """ "now im a product manager" as "im now a product manager": an adverb before the user
-    goes after them, where the reader and the registry read it ("is now" a change)."""
-    words = part.split(" ")
-    said = words_of(" ".join(words[:2]))
-    if len(said) == 2 and said[0] in lexicon("adverbs") and said[1] in lexicon("user_subjects"):
-        return " ".join([words[1], words[0], *words[2:]])
-    return part
 
 
 def offline_candidates(

@@ -23,7 +23,10 @@ rules of their forms), whatever the topic:
 
 from __future__ import annotations
 
+import re
+
 from core.lexicon import has_phrase, lexicon, words_of
+from extraction.people import last_person
 from extraction.verbs import base_form, past_tense, third_singular
 
 # What may follow a past tense for the user to be its subject: the verb's object or its count
@@ -115,3 +118,23 @@ def user_goes_on(piece: str, before: str) -> str | None:
     if not base_form(words[0]) or words[0] in lexicon("hedges") | {"be"}:
         return None
     return f"I {piece.strip()}"
+
+
+def adverb_moved(part: str) -> str:
+    """ "now im a product manager" as "im now a product manager": an adverb before the user
+    goes after them, where the reader and the registry read it ("is now" a change)."""
+    words = part.split(" ")
+    said = words_of(" ".join(words[:2]))
+    if len(said) == 2 and said[0] in lexicon("adverbs") and said[1] in lexicon("user_subjects"):
+        return " ".join([words[1], words[0], *words[2:]])
+    return part
+
+
+_OWNER = re.compile(r"\b(?:my|our) [\w-]+'s\b", re.I)
+
+
+def owner_named(part: str, person: str) -> str:
+    """Whom a later "she" or "he" means after a clause that names one of the user's people as
+    an owner ("moved for my wife's job. shes a professor"), though the clause itself states
+    nothing of the user's; else `person`."""
+    return last_person(part, person) if _OWNER.search(part) else person

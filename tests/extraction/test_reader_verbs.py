@@ -253,3 +253,13 @@ def test_a_base_form_after_and_keeps_the_subject_it_agrees_with(
     typed: str, facts: list[str]
 ) -> None:
     assert _read(typed) == facts
+
+
+def test_a_possessive_typed_without_its_apostrophe_names_whom_she_means() -> None:
+    assert "User's wife is a professor" in _read(
+        "moved to edinburgh 🏴 in march for my wifes job. shes a professor 🎓"
+    )
+
+
+def test_a_plural_relation_stays_a_plural() -> None:
+    assert _read("my sisters are twins") == ["User's sisters are twins"]
