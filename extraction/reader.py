@@ -50,6 +50,7 @@ from extraction.people import (
     subject_of,
     together,
 )
+from extraction.places import there_placed
 from extraction.run_ons import time_trimmed
 from extraction.shared import same_as_before, shared
 from extraction.wording import tidy_caption
@@ -455,6 +456,7 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         part = resolved(subjectless.adverb_moved(_opening(part)), state.person)
         state.person = subjectless.owner_named(part, state.person)  # "my wife's job. shes"
         part = _in_first_person(part) or subjectless.user_dropped(part, about=about) or ""
+        part = there_placed(part, captions[-1] if captions else state.last)  # "... there"
         state.person = last_person(part, state.person)
         subject = mention_at(part, 0)
         state.about = subject.said() if subject else ""

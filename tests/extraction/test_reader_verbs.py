@@ -1,6 +1,8 @@
-"""The offline reader where a clause turns on its verb: a closed list of verbs and the regular
-rules of their forms (`extraction.verbs`) open a run-on's clauses, mark a name before a verb,
-and say whom a clause without a subject is about (`extraction.subjectless`)."""
+"""The offline reader's third round on dense chat: where a clause turns on its verb (a closed
+list of verbs and the regular rules of their forms, `extraction.verbs`: a run-on's clauses, a
+name before a verb, whom a clause without a subject is about, `extraction.subjectless`), and
+what a clause points back at ("she" after "my wifes job", "there" after a place,
+`extraction.places`)."""
 
 from __future__ import annotations
 
@@ -263,3 +265,36 @@ def test_a_possessive_typed_without_its_apostrophe_names_whom_she_means() -> Non
 
 def test_a_plural_relation_stays_a_plural() -> None:
     assert _read("my sisters are twins") == ["User's sisters are twins"]
+
+
+@pytest.mark.parametrize(
+    ("typed", "fact"),
+    [
+        (
+            "my sister lives in athens 🇬🇷 she teaches english there",
+            "User's sister teaches english in Athens",
+        ),
+        (
+            "now we live in a village near york, my partner grew up there tbh",
+            "User's partner grew up in a village near York",
+        ),
+        (
+            "im a bus driver, been at arriva 12 years. my daughter works there too",
+            "User's daughter works at arriva",
+        ),
+    ],
+)
+def test_there_is_the_place_the_fact_before_named(typed: str, fact: str) -> None:
+    assert fact in _read(typed)
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "i live in leeds. there is a great market",  # "there is"
+        "my sister lives in bergen, moved there for uni",  # a journey's end
+        "i love my job. my boss works there too",  # no place before it
+    ],
+)
+def test_there_without_a_place_to_stand_for_stays_unstored(typed: str) -> None:
+    assert not any(" there" in caption or "market" in caption for caption in _read(typed))
