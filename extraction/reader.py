@@ -30,6 +30,7 @@ from core.metrics import READER_CLAUSES_SKIPPED
 from extraction import subjectless
 from extraction.candidates import Candidate
 from extraction.clauses import instructs, opens_without_i, user_clauses
+from extraction.definite import definite_mine, relations_of
 from extraction.introductions import introductions
 from extraction.kept import caption_kept, caption_of
 from extraction.lists import lists_distributed
@@ -355,6 +356,7 @@ def read_statements(
                 captions = _captions(clause, statement, state, opens)
             read = [(caption, category(caption)) for caption in captions]
             state.last = captions[-1] if captions else state.last * (not words_of(clause))
+            state.known |= {r for caption in captions for r in relations_of(caption)}
         except Exception:  # one unreadable clause must not lose the others
             _skip(clause, skipped, unit="clause")
             continue
@@ -413,6 +415,7 @@ class _State:
     group: str = ""  # the people or pets the last clause counted ("cats")
     last: str = ""  # the last caption the clause before stated
     named: dict[str, str] = field(default_factory=dict)  # a name listed after a count: whose
+    known: set[str] = field(default_factory=set)  # the user's people and pets said so far
 
 
 def _captions(clause: str, statement: str, state: _State, opens: bool = True) -> list[str]:
@@ -431,6 +434,7 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         state.named.update({name.lower(): one_of(group) for name in names})
         return [group_named(group, names)]
     statement = names_placed(reported(statement), state.named)  # "Squeak is deaf": the cat
+    statement = definite_mine(statement, state.known)  # "the cat is called toast"
     if not statement and not opened:
         state.person = last_person(clause, state.person)
         return []

@@ -298,3 +298,20 @@ def test_there_is_the_place_the_fact_before_named(typed: str, fact: str) -> None
 )
 def test_there_without_a_place_to_stand_for_stays_unstored(typed: str) -> None:
     assert not any(" there" in caption or "market" in caption for caption in _read(typed))
+
+
+def test_the_pet_the_user_said_they_have_is_theirs() -> None:
+    captions = _read(
+        "we have a cat, two guinea pigs and a very old goldfish 🐟 the cat is called toast 😂"
+    )
+
+    assert "User's cat is called toast" in captions
+    assert _read("we have 2 kids. the kids love lego") == [
+        "User has 2 kids",
+        "User's kids love lego",
+    ]
+
+
+def test_the_pet_nobody_gave_the_user_is_nobodys() -> None:
+    assert _read("the cat next door is loud") == []
+    assert _read("i have a dog. the cat next door hates him") == ["User has a dog"]
