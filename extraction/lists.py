@@ -16,11 +16,14 @@ french", "im allergic to | nuts"). Any other shape ("i teach maths at a school, 
 
 from __future__ import annotations
 
+import logging
+
 from core.lexicon import lexicon, pairs, words_of
 from extraction.people import mention_at
 from extraction.verbs import base_form, past_tense, third_singular
 
 _BREAKS = lexicon("value_breaks")
+logger = logging.getLogger(__name__)
 # The most words an item of a list may have ("a very old goldfish", "a bit of italian").
 _ITEM_WORDS = 5
 # The subjects a list's head opens with: the user, or one of their people (`mention_at`).
@@ -92,8 +95,8 @@ def _items(statement: str) -> list[str] | None:
     text = statement.strip(" ,.!")
     text = text[4:] if text.lower().startswith("and ") else text
     items = [item.strip(" ,") for item in text.replace(" & ", " and ").split(" and ")]
-    if any(not item or len(item.split()) > _ITEM_WORDS for item in items):
-        return None
+    if any(not words_of(item) or len(item.split()) > _ITEM_WORDS for item in items):
+        return None  # "and" alone: no item
     if any(_verb(words_of(item)[0]) for item in items):
         return None  # "34 and married", "live in swansea": a clause of its own
     return items
@@ -106,7 +109,16 @@ _CLAUSE_WORDS = lexicon("copulas") | lexicon("auxiliaries") | lexicon("subject_p
 def lists_distributed(clauses: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """The clauses with each verbless item of a list after a clause's verb stated with its
     subject and verb ("two guinea pigs and a very old goldfish" after "we have a cat," is "we
-    have two guinea pigs and we have a very old goldfish"); the rest as they were."""
+    have two guinea pigs and we have a very old goldfish"); the rest as they were. It never
+    raises: on an error the clauses are read as they came."""
+    try:
+        return _distributed(clauses)
+    except Exception:  # the clauses are still read one by one
+        logger.exception("reader: the lists could not be read")
+        return clauses
+
+
+def _distributed(clauses: list[tuple[str, str]]) -> list[tuple[str, str]]:
     out = list(clauses)
     for at, (clause, statement) in enumerate(clauses):
         if not statement or not clause.rstrip().endswith(","):

@@ -78,3 +78,22 @@ def test_a_shape_that_is_no_list_of_objects_is_left_as_it_was(typed: str) -> Non
         caption.startswith(("User teaches maths at year", "User is 34 and", "User got a rescue"))
         for caption in captions
     ), captions
+
+
+def test_a_list_ending_on_a_dangling_and_loses_nothing() -> None:
+    assert _read("I like tea, and \nmy sister is a nurse and I live in Porto") == [
+        "User likes tea",
+        "User's sister is a nurse",
+        "User lives in Porto",
+    ]
+
+
+def test_a_list_that_cannot_be_read_leaves_the_clauses_as_they_came(monkeypatch) -> None:
+    from extraction import lists
+
+    def broken(clauses):
+        raise ValueError("unreadable")
+
+    monkeypatch.setattr(lists, "_distributed", broken)
+
+    assert _read("we have a cat, a dog and a rabbit")[:1] == ["User has a cat"]
