@@ -4,8 +4,11 @@ People type "shes vegan", "im 34", "dont drink", "cant drive". Read as typed, "s
 pronoun, so "she" does not find the person last named and the fact lands on the user
 ("User is a shes vegan"). Each form is restored from a closed lexicon
 (`core/lexicons/unapostrophed.txt`) before a message is split into clauses; a form that is
-also a word of its own ("ill", "id", "cant", "wont") is restored only where its position
-says it is the contraction, and "its", "were", "well", "hell", "shell", "wed" never are.
+also a word of its own ("ill", "id", "cant", "wont", "were") is restored only where its
+position says it is the contraction ("were" only where a clause opens, no "you" after it:
+"were moving to bristol"), and "its", "well", "hell", "shell", "wed" never are. A possessive
+typed without its apostrophe after "my" is restored where the relation says so ("my wifes
+job", not "my sisters", a plural the people lexicon lists).
 """
 
 from __future__ import annotations
@@ -54,5 +57,39 @@ def apostrophes_restored(text: str) -> str:
             continue
         if when == "not_noun" and before in lexicon("determiners"):
             continue
+        if when == "opening" and not (
+            (not place or set(tokens[at - 1]) & set(".!?,;:\n") or _opener(tokens, words, place))
+            and after
+            and after not in lexicon("subject_pronouns") | {"there", "u", "ya"}
+        ):
+            continue  # "were moving to bristol": "we're" only where a clause opens
         tokens[at] = _restored(tokens[at], meant)
-    return "".join(tokens)
+    return "".join(_possessives_restored(tokens, words))
+
+
+def _opener(tokens: list[str], words: list[int], place: int) -> bool:
+    """Whether the words before word `place` are chat fillers that open its clause ("lol were
+    vegan now"), after the message's start or a mark."""
+    start = place
+    while start and tokens[words[start - 1]].lower() in lexicon("fillers"):
+        start -= 1
+        if not start or set(tokens[words[start] - 1]) & set(".!?,;:\n"):
+            return start < place
+    return False
+
+
+def _possessives_restored(tokens: list[str], words: list[int]) -> list[str]:
+    """The tokens with "my wifes job" as "my wife's job": after "my" or "our", one of the
+    user's people (`people.txt`) with an "s" that makes no relation of the list ("wives",
+    "sisters" and "kids" are listed as they are) is theirs."""
+    for place, at in enumerate(words[1:], start=1):
+        word = tokens[at]
+        lowered = word.lower()
+        if (
+            tokens[words[place - 1]].lower() in {"my", "our"}
+            and lowered.endswith("s")
+            and lowered[:-1] in lexicon("people")
+            and lowered not in lexicon("people")
+        ):
+            tokens[at] = f"{word[:-1]}'s"
+    return tokens

@@ -31,6 +31,8 @@ def caption_kept(caption: str, *, verb: bool = True) -> bool:
         # The user in the first person after "User" ("User's dad thinks i should retrain"):
         # what someone else thinks of them, and no caption a reader could follow.
         or bool(set(words_of(caption)[1:]) & _FIRST_PERSON_SUBJECTS)
+        # "User's cat hates her": whose or whom the caption does not say.
+        or words_of(caption)[-1:] in (["her"], ["his"])
     )
 
 
@@ -81,9 +83,11 @@ def caption_of(part: str) -> str:
         # The user again inside their own clause ("every app I use") is "they"; inside a
         # clause about someone else it stays, and the caption is not kept (`caption_kept`).
         caption = _INNER_I.sub(lambda m: _THEY[m[0].lower().replace("\u2019", "'")], caption)
+        caption = _THEY_WAS.sub("they were", caption)  # "since i was a kid"
     return caption
 
 
 _BOTH = re.compile(r"^User (?:both|all) (?!of\b)")
 _THEY = {"i": "they", "i'm": "they're", "i've": "they've", "i'd": "they'd", "i'll": "they'll"}
+_THEY_WAS = re.compile(r"\bthey was\b")
 _INNER_I = re.compile(r"(?<=\s)(?:i|i['\u2019](?:m|ve|d|ll))\b(?!['\u2019])", re.I)

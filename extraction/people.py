@@ -19,8 +19,9 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from core.lexicon import lexicon, pairs
+from core.lexicon import lexicon, names, pairs
 from core.words import word_spans, words_of
+from extraction.verbs import finite
 from memories.facets import read as read_facets
 
 
@@ -77,6 +78,8 @@ def _is_name(words: list[str], cased: list[str], at: int, *, listed: bool) -> bo
         return True  # "my gf priya's vegan", "my brother tom is a chef"
     if listed and (not after or after[0] in {"and", "or"}):
         return True  # "with my wife giulia and our 2 kids": no verb stands in a list
+    if after and finite(after[0]) and word in names("given_names"):
+        return True  # "my sister anna plays the cello": a given name, then a verb
     rest = " ".join(words[at + 1 : at + 7])
     return bool(rest) and any(
         f.attribute.split(":")[0] not in {"practice", "about"} for f in read_facets(f"User {rest}")
@@ -292,8 +295,11 @@ def subject_being(part: str) -> str | None:
 def third_person_verb(word: str) -> bool:
     """Whether a word after one of the user's people is a verb: a copula, the third-person
     form of a closed verb ("has", "goes", "won't") or of a verb chat leaves the "I" out of
-    ("works", "lives", "uses", "drives")."""
+    ("works", "lives", "uses", "drives"), or of a listed verb, or its past ("takes", "died":
+    `extraction.verbs`)."""
     if word in lexicon("copulas") or word in set(pairs("verb_forms").values()):
+        return True
+    if finite(word):
         return True
     stems = {word[:-1], word[:-2]} if word.endswith("s") else set()
     if word.endswith("ies"):

@@ -28,10 +28,13 @@ from functools import cache
 from core.lexicon import has_phrase, lexicon, pairs
 from core.metrics import READER_CLAUSES_SKIPPED
 from core.words import word_spans, words_of
+from extraction import subjectless
 from extraction.candidates import Candidate
 from extraction.clauses import instructs, opens_without_i, user_clauses
+from extraction.definite import definite_mine, relations_of
 from extraction.introductions import introductions
 from extraction.kept import caption_kept, caption_of
+from extraction.lists import lists_distributed
 from extraction.named import group_counted, group_named, names_alone, names_placed, one_of
 from extraction.people import (
     both_stated,
@@ -49,6 +52,8 @@ from extraction.people import (
     subject_of,
     together,
 )
+from extraction.places import there_placed
+from extraction.run_ons import time_trimmed
 from extraction.shared import same_as_before, shared
 from extraction.wording import tidy_caption
 from memories.attributes import PRACTICE, attribute
@@ -62,7 +67,8 @@ CONFIDENCE = 0.7
 # A clause goes on with another subject after "and" / "but" ("I'm vegan and my partner is a
 # nurse"): each is its own statement.
 _SUBJECT_BREAK = re.compile(
-    r"\s*(?:\s(?:and|but|while|plus|because|cause|cos)|&|\+)(?:\s+(?:now|then|also|so|since))?\s+"
+    r"\s*(?:\s(?:and|but|while|plus|because|cause|cos)|&|\+|\sso(?=\s+(?:my|our|she|he)\b))"
+    r"(?:\s+(?:now|then|also|so|since))?\s+"
     r"(?=(?:i|i'm|im|i've|ive|my|our|we|we're|it|it's|its|she|she's|he|he's|they|they're)\b)",
     re.I,
 )
@@ -98,6 +104,8 @@ def _parts(clause: str) -> list[str]:
                 parts.append(f"{being} {piece}")  # "I'm 67 and recently widowed"
             elif subject and (going_on := goes_on(piece, parts[-1], subject)):
                 parts.append(going_on)  # "is 94 and still drives", "hes 27 and between jobs"
+            elif going_on := subjectless.user_goes_on(piece, parts[-1]):
+                parts.append(going_on)  # "i work from home and cook most nights"
             else:
                 parts[-1] = f"{parts[-1]} and {piece}"
     return lists_rejoined([_undangled(part) for part in parts if _undangled(part)])
@@ -150,7 +158,9 @@ def _in_first_person(part: str) -> str | None:
     if _their_person(words):  # "mum's a GP", chat leaving out the "my"
         return f"my {part}"
     if words[0] in pairs("pro_drop_states"):  # "living in milan" is "I live in milan"
-        return " ".join(["I", pairs("pro_drop_states")[words[0]], *part.split()[1:]])
+        cut = subjectless.gerund_cut(part)  # "renting in london is a joke"
+        verb = pairs("pro_drop_states")[words[0]]
+        return " ".join(["I", verb, *cut.split()[1:]]) if cut else None
     if words[0] in lexicon("negators") and closed_reading(caption_of(f"I {part}")):
         return f"I {part}"  # "dont eat meat": a negation the registry reads, not a request
     if opens_without_i(words):
@@ -332,7 +342,7 @@ def read_statements(
     found: list[Candidate] = []
     seen: set[str] = set()
     starts: list[int] = []
-    clauses = _clauses_read(messages, skipped, starts)
+    clauses = lists_distributed(_clauses_read(messages, skipped, starts))
     try:
         introduced = introductions(clauses, starts)
     except Exception:  # the clauses are still read one by one
@@ -348,6 +358,7 @@ def read_statements(
                 captions = _captions(clause, statement, state, opens)
             read = [(caption, category(caption)) for caption in captions]
             state.last = captions[-1] if captions else state.last * (not words_of(clause))
+            state.known |= {r for caption in captions for r in relations_of(caption)}
         except Exception:  # one unreadable clause must not lose the others
             _skip(clause, skipped, unit="clause")
             continue
@@ -406,6 +417,7 @@ class _State:
     group: str = ""  # the people or pets the last clause counted ("cats")
     last: str = ""  # the last caption the clause before stated
     named: dict[str, str] = field(default_factory=dict)  # a name listed after a count: whose
+    known: set[str] = field(default_factory=set)  # the user's people and pets said so far
 
 
 def _captions(clause: str, statement: str, state: _State, opens: bool = True) -> list[str]:
@@ -424,6 +436,7 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         state.named.update({name.lower(): one_of(group) for name in names})
         return [group_named(group, names)]
     statement = names_placed(reported(statement), state.named)  # "Squeak is deaf": the cat
+    statement = definite_mine(statement, state.known)  # "the cat is called toast"
     if not statement and not opened:
         state.person = last_person(clause, state.person)
         return []
@@ -432,6 +445,8 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         said = statement = f"my {ended} is {said}"  # an apposition: what they just named is
     elif about and not opens and opens_without_i(words_of(said)):
         said = statement = f"my {about} {said}"  # the subject left out: the same person
+    elif going_on := subjectless.continued(said, about):
+        said = statement = going_on  # "..., needs insulin": not the user's verb
     joint = None if opened else together(said, opens_sentence=opens)
     if joint:  # "me and my gf priya are planning ...": a fact of both
         state.person = last_person(said, state.person)
@@ -444,10 +459,13 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         if counted and counted.count and counted.end == len(words_of(part)):
             captions.append(stated(counted) or "")  # "my two cats": how many the user has
             continue
-        part = _in_first_person(resolved(_adverb_moved(_opening(part)), state.person))
-        if part is None:  # about someone else, or no words: nobody a next clause goes on about
+        part = resolved(subjectless.adverb_moved(_opening(part)), state.person)
+        state.person = subjectless.owner_named(part, state.person)  # "my wife's job. shes"
+        part = _in_first_person(part) or subjectless.user_dropped(part, about=about)
+        if not part:  # about someone else, or no words: nobody a next clause goes on about
             state.about = ""
             continue
+        part = there_placed(part, captions[-1] if captions else state.last)  # "... there"
         state.person = last_person(part, state.person)
         subject = mention_at(part, 0)
         state.about = subject.said() if subject else ""
@@ -461,20 +479,10 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         caption = caption_of(part)
         if caption_kept(caption):
             captions.append(caption)
-            state.ended = named_last(part) or ""
+            state.ended = named_last(time_trimmed(part)) or ""
             state.group = group_counted(caption) or ""
             state.person = state.ended or state.group or state.person
     return captions
-
-
-def _adverb_moved(part: str) -> str:
-    """ "now im a product manager" as "im now a product manager": an adverb before the user
-    goes after them, where the reader and the registry read it ("is now" a change)."""
-    words = part.split(" ")
-    said = words_of(" ".join(words[:2]))
-    if len(said) == 2 and said[0] in lexicon("adverbs") and said[1] in lexicon("user_subjects"):
-        return " ".join([words[1], words[0], *words[2:]])
-    return part
 
 
 def offline_candidates(

@@ -16,9 +16,16 @@ from functools import cache
 from core.lexicon import lexicon
 from core.words import words_of
 from extraction.people import mention_at, third_person_verb
+from extraction.verbs import finite, third_singular
 
 # The subjects besides the user (`user_subjects`) that open a clause of their own in a run.
 _OTHERS = frozenset({"he", "she", "they", "he's", "she's", "they're"})
+# What follows "its" only where it stands for "it's" ("its about 40 mins", "its so loud", "its
+# mostly nights"), never its possessive ("its tail").
+_ITS_IS = frozenset(
+    {"a", "an", "the", "about", "so", "not", "been", "got", "only", "just", "really", "very",
+     "mostly", "always", "never", "in", "at", "on", "like", "quite", "pretty", "too"}
+)  # fmt: skip
 # Where a clause ends as typed: a sentence mark, a comma or a dash.
 _ENDS = (".", "!", "?", ";", ",", ":", "-", "\u2013", "\u2014")
 
@@ -115,15 +122,48 @@ def _opens_clause(word: str, rest: str) -> bool:
         if "'" in word:  # "they're in spain", "i'm 29"
             return len(words) >= 2
         return len(words) >= 3 and words[1] not in lexicon("value_breaks")
+    if word == "its" and words[1:2] and words[1] in _ITS_IS:
+        return True  # "every day its about 40 mins": "it's" typed without its apostrophe
     if word in {"it", "it's"}:  # "i love my job it is great"
         return word == "it's" or words[1:2] in (["is"], ["was"], ["has"])
     if word not in {"my", "our", "the", "his", "her", "their"}:
         return False
     mention = mention_at(rest, 0) if word in {"my", "our"} else None
     if mention is not None:
-        return third_person_verb(words[mention.end] if mention.end < len(words) else "")
-    # "my shifts are 12 hours", "my physio is called ruth": a noun or two, then a copula.
+        return _verb_after(words[mention.end :], mention.relation)
+    # "my shifts are 12 hours", "my physio is called ruth", "the eldest lives in berlin": a
+    # noun or two, then a copula or a verb.
     for at in (2, 3):
-        if words[at : at + 1] and words[at] in lexicon("copulas"):
+        if words[at : at + 1] and (words[at] in lexicon("copulas") or third_singular(words[at])):
             return not set(words[1:at]) & (_holds() | {"it", "that", "this", "there"})
     return False
+
+
+def _verb_after(words: list[str], relation: str) -> bool:
+    """Whether the words after one of the user's people open with their verb, maybe after an
+    adverb ("my wife takes the train", "our daughter just passed her test", "my kids love
+    it": the base form after several)."""
+    while words[:1] and words[0] in lexicon("adverbs"):
+        words = words[1:]
+    if not words:
+        return False
+    return third_person_verb(words[0]) or finite(
+        words[0], plural=relation in lexicon("people_plural")
+    )
+
+
+def time_trimmed(clause: str) -> str:
+    """The clause without the time it ends on ("we got a kitten last week" is "we got a
+    kitten", "adopted a dog 2 years ago" "adopted a dog"), so that what it ended by naming is
+    still its last word (`people.named_last`)."""
+    words = clause.split()
+    while words and words_of(words[-1])[-1:] and words_of(words[-1])[-1] in _TIMES - {"too"}:
+        words.pop()
+        said = words_of(" ".join(words[-1:]))
+        if said and (
+            said[0] in {"last", "this", "next", "a", "few"}
+            or said[0].isdigit()
+            or said[0] in lexicon("numerals")
+        ):
+            words.pop()
+    return " ".join(words)

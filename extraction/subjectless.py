@@ -1,0 +1,141 @@
+"""Whom a clause that leaves out its subject is about, read from its verb's form.
+
+Chat drops the subject more often than any other word. The verb that opens such a clause
+says whose it is, by grammar alone (`extraction.verbs`, a closed list of verbs and the regular
+rules of their forms), whatever the topic:
+- the third person singular cannot be the user's own: "my cat miso is diabetic, needs insulin
+  twice a day" is the cat's, and "my dad is 70. still works full time" the dad's. It goes on
+  about the person the clause before was about, and with nobody before it, says nothing;
+- the past tense with an object after it is the user's ("broke my wrist last month", "passed
+  my test 🎉", "had him since i was a kid"), and so is "can't" with a verb ("cant really work
+  outside the house"), and so is a verb's base form with how often it happens
+  (`core/lexicons/habitual.txt`: "go to the gym 4 times a week", "cook for my grandma on
+  sundays"): a habit, where a request would ask the assistant ("remind me every day" is
+  none);
+- right after a clause about someone else, a past could be either of them ("my mum is 70.
+  sold her car"), so it says nothing: a fact left out is better than a fact pinned on the
+  wrong person;
+- after "and", a verb's base form goes on about the user when the clause opened with them ("i
+  work from home and cook most nights");
+- an "-ing" form that is the subject of its clause ("renting in london is a joke") states
+  only what it heads ("renting in london"); alone ("moving is hard") it states nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.lexicon import has_phrase, lexicon
+from core.words import words_of
+from extraction.people import last_person
+from extraction.verbs import base_form, past_tense, third_singular
+
+# What may follow a past tense for the user to be its subject: the verb's object or its count
+# ("broke my wrist", "sold the car", "had him", "ran 2 marathons").
+_OBJECTS = frozenset({"him", "her", "them", "it", "one", "up", "out", "off", "back", "down"})
+# A word after an "-ing" form that makes it the subject of its own clause ("cycling is my
+# thing", "moving house was a nightmare").
+_VERBS_OF_A_SUBJECT = frozenset({"is", "was", "has", "can", "will", "makes", "keeps", "gets"})
+
+
+def _without_adverbs(words: list[str]) -> list[str]:
+    while words[:1] and words[0] in lexicon("adverbs"):
+        words = words[1:]
+    return words
+
+
+def continued(said: str, about: str) -> str | None:
+    """The clause as a statement of `about` (one of the user's people, "cat miso"), when it
+    opens with a verb in the third person singular ("needs insulin"); else None."""
+    words = _without_adverbs(words_of(said))
+    if not about or about.split()[0] in lexicon("people_plural") or len(words) < 2:
+        return None
+    return f"my {about} {said.strip()}" if third_singular(words[0]) else None
+
+
+def user_dropped(said: str, *, about: str = "") -> str | None:
+    """The clause with the user's "I" put back, when its verb's form says it is theirs ("broke
+    my wrist" is "I broke my wrist", "cant really work" "I cant really work"); None for any
+    other, and for a past right after a clause `about` one of the user's people, or with
+    "his", "her" or "their" after it."""
+    text = said.strip()
+    words = words_of(text)
+    plain = _without_adverbs(words)
+    if len(plain) < 2:
+        return None
+    verb, after = plain[0], plain[1]
+    if set(words) & {"you", "your"}:
+        return None  # "wondering if you could ...": a request to the assistant
+    if words[0] in {"can't", "cant", "cannot"} and base_form(
+        (_without_adverbs(words[1:]) or [""])[0]
+    ):
+        return f"I {text}"  # never a request: "can't" asks nothing of the assistant
+    several = about.split()[:1] and about.split()[0] in lexicon("people_plural")
+    if (
+        base_form(verb)
+        and verb not in lexicon("hedges")  # "like 5 a day": chat's "like", no verb
+        and has_phrase(text, "habitual")
+        and not set(words) & {"me", "us"}
+    ):
+        # "go to the gym 4 times a week": a habit, not a request; after "my kids ..." theirs
+        # or the user's.
+        return None if several else f"I {text}"
+    if about or set(words) & {"his", "her", "their"}:
+        return None
+    if (
+        past_tense(verb)
+        and not base_form(verb)
+        and (
+            after in lexicon("determiners")
+            or after in _OBJECTS
+            or after.isdigit()
+            or after in lexicon("numerals")
+        )
+    ):
+        return f"I {text}"
+    return None
+
+
+def gerund_cut(said: str) -> str | None:
+    """A clause opening with an "-ing" form of `pro_drop_states` ("renting in london is a
+    joke"): when the form is the subject, the phrase it heads ("renting in london", which says
+    the user rents there), None when that is the form alone ("moving is hard"); else the
+    clause as it is."""
+    tokens = said.split()
+    for at, token in enumerate(tokens[1:5], start=1):
+        if set(words_of(token)) & (_VERBS_OF_A_SUBJECT | lexicon("copulas")):
+            return " ".join(tokens[:at]) if at >= 2 else None
+    return said
+
+
+def user_goes_on(piece: str, before: str) -> str | None:
+    """The words after "and" as the user's own clause, when the words before it open with the
+    user and the piece with a verb's base form ("i work from home and cook most nights" is "I
+    cook most nights"): the base form agrees with "I", never with one of their people."""
+    said = words_of(before)
+    words = _without_adverbs(words_of(piece))
+    if not said or said[0] not in lexicon("user_subjects") or len(words) < 2:
+        return None
+    if not base_form(words[0]) or words[0] in lexicon("hedges") | {"be"}:
+        return None
+    return f"I {piece.strip()}"
+
+
+def adverb_moved(part: str) -> str:
+    """ "now im a product manager" as "im now a product manager": an adverb before the user
+    goes after them, where the reader and the registry read it ("is now" a change)."""
+    words = part.split(" ")
+    said = words_of(" ".join(words[:2]))
+    if len(said) == 2 and said[0] in lexicon("adverbs") and said[1] in lexicon("user_subjects"):
+        return " ".join([words[1], words[0], *words[2:]])
+    return part
+
+
+_OWNER = re.compile(r"\b(?:my|our) [\w-]+'s\b", re.I)
+
+
+def owner_named(part: str, person: str) -> str:
+    """Whom a later "she" or "he" means after a clause that names one of the user's people as
+    an owner ("moved for my wife's job. shes a professor"), though the clause itself states
+    nothing of the user's; else `person`."""
+    return last_person(part, person) if _OWNER.search(part) else person
