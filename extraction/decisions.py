@@ -25,6 +25,7 @@ import numpy as np
 
 from extraction.candidates import Candidate
 from extraction.judge import Relation, compare, distinct, restates, shares_attribute
+from extraction.updates import Reading, link, reading, update
 from memories.facets import Facet, facets_read, subject_of
 from memories.models import Memory, ReviewItem
 from memories.text import content_hash
@@ -93,6 +94,11 @@ class KnownMemory:
         if self.stored_facets is not None:
             return self.stored_facets
         return facets_read(self.caption, self.full_text)
+
+    @property
+    def reading(self) -> Reading:
+        """The memory as the linker reads it (`extraction.updates`)."""
+        return reading(self.caption)
 
 
 @dataclass(frozen=True)
@@ -189,14 +195,42 @@ def neighbours_find(
     close = [n for n in scored if n.similarity >= NEIGHBOUR_FLOOR][:NEIGHBOUR_LIMIT]
     chosen = {n.memory.ref for n in close}
     facets = candidate_facets(candidate)
-    if facets:
-        for neighbour in scored:
-            if neighbour.memory.ref not in chosen and shares_attribute(
-                facets, neighbour.memory.facets
-            ):
-                close.append(neighbour)
-                chosen.add(neighbour.memory.ref)
+    new = candidate_reading(candidate)
+    for neighbour in scored:
+        if neighbour.memory.ref in chosen:
+            continue
+        # Sharing an attribute, or linked by a word, a kind or a person (`updates.link`).
+        if (facets and shares_attribute(facets, neighbour.memory.facets)) or link(
+            new, neighbour.memory.reading, neighbour.similarity
+        ):
+            close.append(neighbour)
+            chosen.add(neighbour.memory.ref)
     return close
+
+
+def candidate_reading(candidate: Candidate) -> Reading:
+    """The candidate as the linker reads it: its caption and the clause the user said."""
+    return reading(candidate.caption, candidate.said)
+
+
+def changes_found(candidate: Candidate, neighbours: list[Neighbour]) -> Judgement | None:
+    """The active memories the candidate says no longer hold (`updates.update`), as a
+    contradiction; None when it changes none."""
+    new = candidate_reading(candidate)
+    found = [
+        (neighbour, change)
+        for neighbour in neighbours
+        if neighbour.memory.status == Memory.Status.ACTIVE
+        and (change := update(new, neighbour.memory.reading, neighbour.similarity))
+    ]
+    if not found:
+        return None
+    return Judgement(
+        Verdict.CONTRADICTS,
+        refs=tuple(n.memory.ref for n, _ in found),
+        reason="; ".join(dict.fromkeys(change.reason for _, change in found)),
+        explicit_update=all(change.automatic for _, change in found),
+    )
 
 
 def rules_judge(candidate: Candidate, neighbours: list[Neighbour]) -> Judgement:
@@ -220,6 +254,9 @@ def rules_judge(candidate: Candidate, neighbours: list[Neighbour]) -> Judgement:
             reason="; ".join(dict.fromkeys(reason for _, reason, _ in contradicted)),
             explicit_update=any(update for _, _, update in contradicted),
         )
+    changed = changes_found(candidate, neighbours)
+    if changed is not None:
+        return changed
     if same is not None:
         return Judgement(Verdict.SAME, refs=(same[0].memory.ref,), reason=same[1])
     return Judgement(Verdict.NEW)
