@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from core.lexicon import lexicon
+from core.lexicon import broader, lexicon
 from memories.attributes import PRACTICE, attribute
 from memories.facets import Facet, kind_of
 
@@ -45,8 +45,20 @@ def _other_value(new: Facet, old: Facet) -> bool:
     if not (a and b) or _place(new) != _place(old):
         return False
     if attribute(new.attribute).values:
-        return a != b
+        return a != b and not (_kind_of(a, b) or _kind_of(b, a))
     return not set(a.split()) & set(b.split())
+
+
+def _kind_of(narrow: str, broad: str) -> bool:
+    """Whether one value is a kind of the other (the kinds lexicon: an ICU nurse is a nurse),
+    so that saying it more or less precisely is no other value."""
+    seen: set[str] = set()
+    while narrow in broader("kinds") and narrow not in seen:
+        seen.add(narrow)
+        narrow = broader("kinds")[narrow]
+        if narrow == broad:
+            return True
+    return False
 
 
 def _place(facet: Facet) -> str:

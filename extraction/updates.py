@@ -182,7 +182,9 @@ def reading(caption: str, said: str = "", full_text: str = "") -> Reading:
     concepts = _closure([w for w in lemmas if w not in cue_words]) - cue_words
     concepts |= {lemma(f.attribute) for f in facets if _registry(f) and f.attribute != "owns"}
     concepts |= {lemma(f.value) for f in facets if f.value and " " not in f.value}
-    found_names = {lemma(n) for n in _NAME.findall(caption) if n.lower() in names("given_names")}
+    found_names = {
+        lemma(n.lower()) for n in _NAME.findall(caption) if n.lower() in names("given_names")
+    }
     people: set[str] = set()
     if subject != "user":
         people = _closure(_lemmas(subject)) | found_names

@@ -138,7 +138,7 @@ def _value(entry: Attribute, words: list[str]) -> str | None:
     if entry.numeric:
         return words[0] if words and words[0].isdigit() and len(words[0]) <= 3 else None
     if entry.values:
-        article = words[:1] in (["a"], ["an"])
+        article = words[:1] in (["a"], ["an"]) or entry.article  # "is a" took the article
         words = _strip(_strip(words, "adverbs"), "quantities")
         # "a strict vegetarian", "a Shopify software engineer", "a night shift nurse": after an
         # article, up to two words may describe the value first ("learning Japanese" is no
