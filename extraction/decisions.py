@@ -199,9 +199,10 @@ def neighbours_find(
     for neighbour in scored:
         if neighbour.memory.ref in chosen:
             continue
-        # Sharing an attribute, or linked by a word, a kind or a person (`updates.link`).
+        # Sharing an attribute, or linked by a word, a kind or a person (`updates.link`; the
+        # close ones by cosine are those above, up to the limit).
         if (facets and shares_attribute(facets, neighbour.memory.facets)) or link(
-            new, neighbour.memory.reading, neighbour.similarity
+            new, neighbour.memory.reading, 0.0
         ):
             close.append(neighbour)
             chosen.add(neighbour.memory.ref)

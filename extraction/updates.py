@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from core.lexicon import broader, lexicon, names, pairs, tagged, words_of
-from memories.attributes import PRACTICE, attribute
+from memories.attributes import PRACTICE, attribute, registry
 from memories.facets import Facet, facets_read, subject_of
 
 # Cosine at or above which two facts of one person are linked without a shared word or kind
@@ -46,7 +46,7 @@ def _stop_words() -> frozenset[str]:
                  "subject_pronouns", "conjunctions", "adverbs", "quantities", "negators",
                  "fillers", "value_breaks", "temporary", "additive_cues"):  # fmt: skip
         found |= {word for entry in lexicon(name) for word in entry.split()}
-    return frozenset(found)
+    return frozenset(found | {lemma(word) for word in found})
 
 
 @cache
@@ -66,8 +66,9 @@ def lemma(word: str) -> str:
     if word.endswith("ies") and len(word) > 4:
         word = word[:-3] + "y"
     else:
-        for suffix in ("ing", "es", "ed", "s"):
-            if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+        for suffix in ("ing", "es", "ed", "s", "er"):
+            least = 4 if suffix == "er" else 3  # "teacher" is "teach"; "water" stays
+            if word.endswith(suffix) and len(word) - len(suffix) >= least and word[-2:] != "ss":
                 word = word[: -len(suffix)]
                 break
     if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "ls":
@@ -156,6 +157,7 @@ class Reading:
     attributes: frozenset[tuple[str, str]]  # (subject, registry attribute) it states
     negative: bool  # it negates or ends what it is about
     objects: frozenset[str]  # what it negates ("alcohol" of "doesn't drink alcohol")
+    denies: frozenset[str]  # what a value it states rules out ("meat" of "vegetarian")
     ends: bool
     starts: bool
     additive: bool
@@ -179,8 +181,9 @@ def reading(caption: str, said: str = "", full_text: str = "") -> Reading:
     lemmas = _lemmas(caption) + _lemmas(said)
     cue_words = _cue_words()
     words = frozenset(w for w in lemmas if w not in _stop_words() and w not in cue_words)
-    concepts = _closure([w for w in lemmas if w not in cue_words]) - cue_words
-    concepts |= {lemma(f.attribute) for f in facets if _registry(f) and f.attribute != "owns"}
+    said_of = [f for f in facets if _registry(f) and f.attribute != "owns"]
+    named = [lemma(f.attribute) for f in said_of]
+    concepts = _closure([w for w in lemmas if w not in cue_words] + named) - cue_words
     concepts |= {lemma(f.value) for f in facets if f.value and " " not in f.value}
     found_names = {
         lemma(n.lower()) for n in _NAME.findall(caption) if n.lower() in names("given_names")
@@ -192,6 +195,13 @@ def reading(caption: str, said: str = "", full_text: str = "") -> Reading:
     negated = [f for f in facets if not f.positive and (f.subject == subject)]
     objects = {lemma(w) for f in negated for w in f.value.split()} - _stop_words()
     objects |= {f.attribute.split(":", 1)[1] for f in negated if not f.value and ":" in f.attribute}
+    # A registry attribute ended with no value ("got laid off") ends all of it.
+    objects |= {
+        kind
+        for f in negated
+        if not f.value and _registry(f)
+        for kind in _closure([lemma(f.attribute)])
+    }
     negative = bool(negated) or "ends" in cues
     if negative and not objects:
         objects = set(words)
@@ -205,14 +215,38 @@ def reading(caption: str, said: str = "", full_text: str = "") -> Reading:
         attributes=frozenset((f.subject, f.attribute) for f in facets if _registry(f)),
         negative=negative,
         objects=frozenset(objects),
-        ends="ends" in cues,
-        starts="starts" in cues,
+        denies=frozenset(_denied(facets, subject)),
+        ends="ends" in cues or any(f.change and not f.positive for f in facets),
+        # A change the registry reads ("went vegetarian", "moved to") is announced too.
+        starts="starts" in cues or any(f.change and f.positive for f in facets),
         additive=additive(f"{caption} {said}"),
         single=bool(single),
         values=frozenset(values),
         value_kinds=frozenset(_closure(sorted(values)) - values),
         scopes=frozenset(f.scope for f in facets if f.scope in lexicon("scopes")),
     )
+
+
+@cache
+def _denials() -> dict[tuple[str, str], frozenset[str]]:
+    """What each value rules out, from the registry's practices that state it ("not eat meat"
+    is a vegetarian diet: a vegetarian rules out meat)."""
+    found: dict[tuple[str, str], set[str]] = {}
+    for entry in registry().values():
+        for said, value in entry.means.items():
+            words = said.split()
+            if words[0] == "not" and len(words) > 2:
+                found.setdefault((entry.name, value), set()).update(map(lemma, words[2:]))
+    return {key: frozenset(objects) for key, objects in found.items()}
+
+
+def _denied(facets: tuple[Facet, ...], subject: str) -> set[str]:
+    return {
+        word
+        for f in facets
+        if f.positive and f.subject == subject
+        for word in _denials().get((f.attribute, f.value), ())
+    }
 
 
 def _same_person(new: Reading, old: Reading) -> bool:
@@ -249,9 +283,15 @@ def link(new: Reading, old: Reading, similarity: float) -> str:
 
 
 def _distinct_attributes(new: Reading, old: Reading) -> bool:
-    """Whether the registry reads each side as its own attribute, and none of the other's."""
+    """Whether the registry reads each side as its own single-valued attribute and none of
+    the other's ("grew up in Lyon" and "lives in Paris now"); an ended one ("got laid off")
+    may still end the other ("is a PM at Meta")."""
+    if new.negative or old.negative:
+        return False
     mine = {name for subject, name in new.attributes if subject == new.subject}
     theirs = {name for subject, name in old.attributes if subject == old.subject}
+    mine = {name for name in mine if attribute(name).single}
+    theirs = {name for name in theirs if attribute(name).single}
     return bool(mine and theirs) and not mine & theirs
 
 
@@ -269,6 +309,10 @@ def update(new: Reading, old: Reading, similarity: float) -> Update | None:
     if not how or new.additive or (new.scopes and old.scopes and new.scopes != old.scopes):
         return None
     explicit = new.ends or new.starts
+    ruled_out = (new.denies & old.concepts) if not old.negative else set()
+    ruled_out = ruled_out or ((old.denies & new.concepts) if not new.negative else set())
+    if ruled_out:  # "went vegetarian" and "steak is my fave"
+        return Update(f"rules out '{sorted(ruled_out)[0]}' ({how})", automatic=explicit)
     if new.negative != old.negative:
         negative, positive = (new, old) if new.negative else (old, new)
         met = negative.objects & (positive.concepts | positive.people)
@@ -282,7 +326,8 @@ def update(new: Reading, old: Reading, similarity: float) -> Update | None:
     if new.negative or not old.single or how in {"same attribute", "close wording"}:
         return None
     other = new.words - old.concepts - old.people
-    kinds = _closure(sorted(other)) - other
+    kinds = new.concepts - new.words
     if not other or kinds & old.values or not (new.starts or kinds & old.value_kinds):
         return None  # nothing else said, a kind of the old value ("rail" of "train"), or no cue
-    return Update(f"changed: '{sorted(other)[0]}' now ({how})", automatic=new.starts)
+    said = max(sorted(other), key=len)
+    return Update(f"changed: '{said}' now ({how})", automatic=new.starts)

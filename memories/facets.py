@@ -414,7 +414,9 @@ def _scope(clause: list[str]) -> str:
     scope = next((scope for scope in lexicon("scopes") if _has(clause, scope)), "")
     if not scope and "for" in clause[2:]:
         at = len(clause) - 1 - clause[::-1].index("for")
-        scope = " ".join(clause[at:])
+        # "for a few years" says how long, not where or what for.
+        if not set(clause[at:]) & lexicon("durations"):
+            scope = " ".join(clause[at:])
     return scope
 
 
