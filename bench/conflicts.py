@@ -149,7 +149,7 @@ def cases_limit(cases: list[Case], limit: int | None) -> list[Case]:
     return taken[:limit]
 
 
-_FACTS = re.compile(r"<facts>\s*(.*?)\s*</facts>", re.S)
+_PAIRS = re.compile(r"<pairs>\s*(.*?)\s*</pairs>", re.S)
 
 
 class LabelledLLM:
@@ -168,9 +168,9 @@ class LabelledLLM:
 
     def __call__(self, request: StubRequest) -> object:
         text = str(request.messages[-1].get("content", "")) if request.messages else ""
-        facts = _FACTS.search(text)
-        if facts:
-            return self._decisions(facts.group(1))
+        pairs = _PAIRS.search(text)
+        if pairs:
+            return self._decisions(pairs.group(1))
         conversation = text.split("<conversation>", 1)[-1].split("</conversation>", 1)[0]
         for line in conversation.strip().splitlines():
             message = json.loads(line.replace("\\u003c", "<").replace("\\u003e", ">"))
@@ -186,29 +186,22 @@ class LabelledLLM:
         return content(json.dumps({"memories": []}))
 
     def _decisions(self, body: str) -> object:
-        decisions = []
+        """One answer line per question: the labelled relation when the question pairs the
+        case's second statement with its first, else compatible."""
+        lines = []
         for line in body.splitlines():
-            fact = json.loads(line.replace("\\u003c", "<").replace("\\u003e", ">"))
-            case, which = self.by_text.get(fact["text"], (None, ""))
-            if case is None or which != "second":
-                continue
-            first = next(
-                (m["id"] for m in fact["memories"] if m["text"] == case.first.full_text), None
-            )
-            self.reached[case.id] = first is not None
-            verdict = {"contradiction": "contradicts", "restatement": "same"}.get(case.kind, "new")
-            decisions.append(
-                {
-                    "fact": fact["fact"],
-                    "decision": verdict if first else "new",
-                    "memories": [first] if first and verdict != "new" else [],
-                    "update": case.explicit_update,
-                    "reason": f"labelled {case.kind}",
-                }
-            )
+            pair = json.loads(line.replace("\\u003c", "<").replace("\\u003e", ">"))
+            case, which = self.by_text.get(pair["new"], (None, ""))
+            label = "compatible"
+            if case is not None and which == "second" and pair["stored"] == case.first.full_text:
+                self.reached[case.id] = True
+                label = {"contradiction": "update", "restatement": "same"}.get(
+                    case.kind, "compatible"
+                )
+            lines.append(f"{pair['q']}: labelled {label} => {label}")
         if not self.decide:
             return content("I am not sure about these.")
-        return content(json.dumps({"decisions": decisions}))
+        return content("\n".join(lines))
 
 
 def path_llm(path: str, server: LLMServer | None = None) -> str:

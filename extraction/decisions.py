@@ -315,9 +315,11 @@ def checked_judgement(
         # The model missed what the rules read as a contradiction (or a restatement): the
         # structured reading is independent evidence, and holding a fact loses nothing.
         return rules if rules.verdict != Verdict.NEW else advice
-    # A contradiction, or "new" that announces an update of named memories: facts about
-    # different people never conflict.
-    refs = tuple(n.memory.ref for n in known if not different_people(candidate, n.memory))
+    # A contradiction, or "new" that announces an update of named memories: taken only for a
+    # pair the linker links (the same person, attribute, word, kind or wording; facts about
+    # different people never conflict).
+    reading = candidate_reading(candidate)
+    refs = tuple(n.memory.ref for n in known if link(reading, n.memory.reading, n.similarity))
     if not refs:
         return rules
     return Judgement(

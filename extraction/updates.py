@@ -331,3 +331,10 @@ def update(new: Reading, old: Reading, similarity: float) -> Update | None:
         return None  # nothing else said, a kind of the old value ("rail" of "train"), or no cue
     said = max(sorted(other), key=len)
     return Update(f"changed: '{said}' now ({how})", automatic=new.starts)
+
+
+def announced(new: Reading, old: Reading) -> bool:
+    """Whether the user's own words announce the change precisely enough to supersede the old
+    fact at once: a change cue, on a fact that holds one value at a time or whose polarity
+    flips (for a change the LLM advised and the rules did not read)."""
+    return (new.ends or new.starts) and (old.single or new.negative != old.negative)

@@ -134,20 +134,29 @@ def test_facts_about_different_people_never_conflict():
 
 def test_the_llm_judgement_decides_and_its_unusable_answer_falls_back_to_the_rules():
     berlin = known("mem_a", "User lives in Berlin", unit(1, 0, 0))
-    answers = {0: Judgement(Verdict.CONTRADICTS, ("mem_a",), "moved", ReviewItem.Signal.LLM)}
+    answers = {
+        0: Judgement(Verdict.CONTRADICTS, ("mem_a",), "moved", ReviewItem.Signal.LLM),
+        1: Judgement(Verdict.CONTRADICTS, ("mem_a",), "chess", ReviewItem.Signal.LLM),
+    }
 
     def llm(position, candidate, neighbours):
         return answers.get(position)
 
     decisions = decide(
-        candidates=[candidate("User plays chess"), candidate("User lives in Munich now")],
-        vectors=np.stack([unit(0, 1, 0), unit(0, 0, 1)]),
+        candidates=[
+            candidate("User is based in Hamburg these days"),
+            candidate("User plays chess"),
+            candidate("User lives in Munich now"),
+        ],
+        vectors=np.stack([unit(0, 1, 0), unit(0, -1, 0), unit(0, 0, 1)]),
         known=[berlin],
         judge=llm,
     )
 
     assert decisions[0].action == Action.HOLD and decisions[0].signal == ReviewItem.Signal.LLM
-    assert decisions[1].action == Action.HOLD and decisions[1].signal == ReviewItem.Signal.RULES
+    # An update the model names for a pair the linker does not link is not taken.
+    assert decisions[1].action == Action.INSERT
+    assert decisions[2].action == Action.HOLD and decisions[2].signal == ReviewItem.Signal.RULES
 
 
 def test_a_later_candidate_is_decided_against_the_earlier_ones_of_the_same_conversation():
