@@ -112,6 +112,9 @@ class Evidence:
     # The parts of the user's hyphenated words they never wrote alone ("full" of "full-time"):
     # a caption with one has cut a word at its hyphen ("User is a full").
     cut: frozenset[str] = frozenset()
+    # The user's statements as they said them: each kept candidate carries the one that
+    # grounds it best (`Candidate.said`), for the change cues its caption may have lost.
+    statements: tuple[str, ...] = ()
 
     def __contains__(self, stem: str) -> bool:
         return stem in self.stems
@@ -134,7 +137,16 @@ def user_evidence(messages: Iterable[dict]) -> Evidence:
                 relations.append((match.group(2), relation))
     personal = any(_personal(clause) for clause in statements)
     written, cut = tuple(names_written(statements).items()), hyphen_parts(statements)
-    return Evidence(stems, negative, tuple(relations), personal, tuple(withdrawn), written, cut)
+    return Evidence(
+        stems,
+        negative,
+        tuple(relations),
+        personal,
+        tuple(withdrawn),
+        written,
+        cut,
+        statements=tuple(statements),
+    )
 
 
 def _personal(clause: str) -> bool:
@@ -270,7 +282,25 @@ def ground(candidate: Candidate, evidence: Evidence) -> Grounded:
         full_text = third_person(full_text)
     # The full text without the chat the caption dropped: the facets read both.
     full_text = text_tidied(full_text, dict(evidence.written))
-    return Grounded(replace(candidate, caption=caption, full_text=full_text or caption))
+    return Grounded(
+        replace(
+            candidate,
+            caption=caption,
+            full_text=full_text or caption,
+            said=candidate.said or _said_in(caption, evidence),
+        )
+    )
+
+
+def _said_in(caption: str, evidence: Evidence) -> str:
+    """The user's statement that grounds the caption best (most stems in common), or ""."""
+    mine = {_stem(w) for w in words_of(caption) if w not in lexicon("generic_words")}
+    best, shared = "", 0
+    for statement in evidence.statements:
+        found = len(mine & {_stem(w) for w in words_of(statement)})
+        if found > shared:
+            best, shared = statement, found
+    return best
 
 
 def candidates_ground(

@@ -137,9 +137,10 @@ def _cue_words() -> frozenset[str]:
     )
 
 
-def additive(text: str) -> bool:
+def _says(text: str, name: str) -> bool:
+    """Whether `text` holds a phrase of lexicon `name` (hyphenated words split)."""
     padded = _padded(text)
-    return any(_padded(phrase) in padded for phrase in lexicon("additive_cues"))
+    return any(_padded(phrase) in padded for phrase in lexicon(name))
 
 
 # A capitalised word after the first: a name ("User's boyfriend Tom ...").
@@ -161,6 +162,7 @@ class Reading:
     ends: bool
     starts: bool
     additive: bool
+    wish: bool  # a wish or a plan ("would love to live in Japan someday"): nothing holds yet
     single: bool  # it states an attribute that holds one value at a time
     # The values of those attributes, and their kinds ("toronto": "place").
     values: frozenset[str]
@@ -219,7 +221,8 @@ def reading(caption: str, said: str = "", full_text: str = "") -> Reading:
         ends="ends" in cues or any(f.change and not f.positive for f in facets),
         # A change the registry reads ("went vegetarian", "moved to") is announced too.
         starts="starts" in cues or any(f.change and f.positive for f in facets),
-        additive=additive(f"{caption} {said}"),
+        additive=_says(f"{caption} {said}", "additive_cues"),
+        wish=_says(f"{caption} {said}", "wishes"),
         single=bool(single),
         values=frozenset(values),
         value_kinds=frozenset(_closure(sorted(values)) - values),
@@ -306,7 +309,9 @@ class Update:
 def update(new: Reading, old: Reading, similarity: float) -> Update | None:
     """Whether the new fact changes the old one (see the module docstring), else None."""
     how = link(new, old, similarity)
-    if not how or new.additive or (new.scopes and old.scopes and new.scopes != old.scopes):
+    if not how or new.additive or new.wish:
+        return None
+    if new.scopes and old.scopes and new.scopes != old.scopes:
         return None
     explicit = new.ends or new.starts
     ruled_out = (new.denies & old.concepts) if not old.negative else set()

@@ -7,9 +7,12 @@ import uuid
 
 import pytest
 
+from extraction.candidates import Candidate
+from extraction.grounding import candidates_ground
 from extraction.jobs import extraction_perform
 from extraction.updates import cues_of, lemma, link, reading, update
 from memories.models import Memory, ReviewItem
+from tests.scripted_llm import ScriptedLLM, fact
 
 pytestmark = pytest.mark.django_db
 
@@ -129,6 +132,13 @@ def test_a_negation_of_a_narrower_thing_does_not_end_a_broader_one():
     assert update(reading("User doesn't drink beer"), wine, 0.4) is None
 
 
+def test_a_wish_updates_nothing():
+    columbus = reading("User lives in Columbus")
+
+    assert update(reading("User would love to live in Japan someday"), columbus, 0.5) is None
+    assert update(reading("User lives in Japan now"), columbus, 0.5) is not None
+
+
 def test_only_an_announced_change_may_supersede():
     bristol = reading("User lives in Bristol")
     announced = update(reading("User is in Manchester now"), bristol, 0.5)
@@ -136,3 +146,30 @@ def test_only_an_announced_change_may_supersede():
                          reading("User lives in Toronto"), 0.5)  # fmt: skip
     assert announced is not None and announced.automatic
     assert unannounced is not None and not unannounced.automatic
+
+
+def test_an_llm_caption_that_lost_the_cue_keeps_the_clause_it_was_grounded_in():
+    messages = [{"role": "user", "content": "moved again, im in manchester now"}]
+
+    [grounded], _ = candidates_ground([Candidate("User is in Manchester", "User is in Manchester")],
+                                      messages)  # fmt: skip
+
+    assert "now" in grounded.said.split()
+
+
+def test_on_the_llm_path_the_users_own_cue_supersedes_under_supersede(
+    tenant, llm_settings, settings
+):
+    settings.MEMORY_CONFLICT_POLICY = "supersede"
+    llm = ScriptedLLM(llm_settings)
+    llm.learn("bristol", fact("User lives in Bristol"))
+    llm.learn("manchester", fact("User is in Manchester"))
+    llm.contradict("User lives in Bristol", "User is in Manchester")
+    user_id = uuid.uuid4()
+
+    _say(tenant, user_id, "i live in bristol")
+    _say(tenant, user_id, "moved again, im in manchester now")
+
+    assert Memory.objects.get(caption="User lives in Bristol").status == Memory.Status.SUPERSEDED
+    item = ReviewItem.objects.get()
+    assert item.auto_resolved and item.signal == ReviewItem.Signal.LLM
