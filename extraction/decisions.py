@@ -4,12 +4,12 @@
 candidate: skip it (the same text is known), merge it into a memory (it restates one or adds
 detail to it), hold it for review (it contradicts active memories), supersede them (the same,
 under the `supersede` policy, when the candidate announces the change), or insert it. It reads
-nothing and writes nothing: the judge is passed in, and `pipeline.decisions_apply` carries out
-the decisions in the caller's transaction.
+nothing and writes nothing: the LLM's advice is passed in, and `pipeline.decisions_apply`
+carries out the decisions in the caller's transaction.
 
-For each candidate the judge sees its *neighbours*: the known memories that could be about the
-same thing, the nearest by cosine above a low floor (any category) plus every memory whose
-facets share a subject and attribute with it (`neighbours_find`).
+Each candidate is read against its *neighbours*: the known memories that could be about the
+same thing, the nearest by cosine above a low floor (any category) plus every memory the linker
+ties to it (`neighbours_find`, `extraction.updates.link`).
 
 Candidates are decided in order, each against the known memories *and* the earlier candidates
 of the same conversation, exactly as if each had been stored before the next was looked at.
@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from extraction.candidates import Candidate
-from extraction.judge import Relation, compare, distinct, restates, shares_attribute
 from extraction.updates import Reading, link, reading, update
+from memories.comparison import Verdict, compare, distinct, restates, shares_attribute
 from memories.facets import Facet, facets_read, subject_of
 from memories.models import Memory, ReviewItem
 from memories.text import content_hash
@@ -47,12 +47,6 @@ class Action(enum.StrEnum):
     INSERT = "insert"
     HOLD = "hold"  # insert as pending_review, with a review item naming the conflicts
     SUPERSEDE = "supersede"  # insert active, the contradicted memories become superseded
-
-
-class Verdict(enum.StrEnum):
-    NEW = "new"
-    SAME = "same"
-    CONTRADICTS = "contradicts"
 
 
 @dataclass
@@ -111,7 +105,8 @@ class Neighbour:
 
 @dataclass(frozen=True)
 class Judgement:
-    """The judge's answer for one candidate: what it is to its neighbours, and why."""
+    """What one candidate is to its neighbours, and why: the rules' reading, or the LLM's
+    advice before `checked_judgement` checks it."""
 
     verdict: Verdict
     refs: tuple[str, ...] = ()
@@ -120,8 +115,9 @@ class Judgement:
     explicit_update: bool = False
 
 
-# Answers for the candidate at a position, given its neighbours; None means "no usable answer".
-Judge = Callable[[int, Candidate, list[Neighbour]], Judgement | None]
+# The LLM's advice for the candidate at a position, given its neighbours; None means "no usable
+# answer" (the rules decide).
+Advice = Callable[[int, Candidate, list[Neighbour]], Judgement | None]
 
 
 @dataclass(frozen=True)
@@ -158,7 +154,7 @@ def decide(
     candidates: Sequence[Candidate],
     vectors: np.ndarray,
     known: list[KnownMemory],
-    judge: Judge,
+    advice: Advice,
     supersede: bool = False,
 ) -> list[Decision]:
     """One decision per candidate, in order (see the module docstring).
@@ -169,7 +165,7 @@ def decide(
     known = list(known)
     decisions: list[Decision] = []
     for position, (candidate, vector) in enumerate(zip(candidates, vectors, strict=True)):
-        decision = _decide_one(position, candidate, vector, known, judge, supersede)
+        decision = _decide_one(position, candidate, vector, known, advice, supersede)
         decisions.append(decision)
         _learn(known, decision, position)
     return decisions
@@ -234,8 +230,10 @@ def changes_found(candidate: Candidate, neighbours: list[Neighbour]) -> Judgemen
     )
 
 
-def rules_judge(candidate: Candidate, neighbours: list[Neighbour]) -> Judgement:
-    """The offline judge over a candidate's neighbours (see `extraction.judge`)."""
+def rules_judgement(candidate: Candidate, neighbours: list[Neighbour]) -> Judgement:
+    """The rules' reading of a candidate against its neighbours: the facet comparison
+    (`memories.comparison`), then the update reading (`extraction.updates`), then a
+    restatement."""
     facets = candidate_facets(candidate)
     contradicted: list[tuple[Neighbour, str, bool]] = []
     same: tuple[Neighbour, str] | None = None
@@ -243,7 +241,7 @@ def rules_judge(candidate: Candidate, neighbours: list[Neighbour]) -> Judgement:
         found = compare(facets, neighbour.memory.facets)
         if found is None:
             continue
-        if found.relation == Relation.CONTRADICTS:
+        if found.verdict == Verdict.CONTRADICTS:
             if neighbour.memory.status == Memory.Status.ACTIVE:
                 contradicted.append((neighbour, found.reason, found.explicit_update))
         elif same is None and _keeps_both(candidate, neighbour.memory):
@@ -336,7 +334,7 @@ def _decide_one(
     candidate: Candidate,
     vector: np.ndarray,
     known: list[KnownMemory],
-    judge: Judge,
+    advice: Advice,
     supersede: bool,
 ) -> Decision:
     digest = content_hash(candidate.full_text)
@@ -348,8 +346,8 @@ def _decide_one(
     # candidates of this conversation were added).
     by_ref = {m.ref: Neighbour(m, _similarity(vector, m)) for m in known}
     judgement = checked_judgement(
-        judge(position, candidate, neighbours),
-        rules_judge(candidate, neighbours),
+        advice(position, candidate, neighbours),
+        rules_judgement(candidate, neighbours),
         candidate,
         by_ref,
     )

@@ -34,7 +34,6 @@ from extraction.clauses import (
     opens_without_i,
     without_fillers,
 )
-from extraction.judge import Relation, compare
 from extraction.wording import (
     hyphen_parts,
     names_written,
@@ -44,6 +43,7 @@ from extraction.wording import (
     tidy_caption,
     verb_agreed,
 )
+from memories.comparison import Verdict, compare
 from memories.facets import facets_read
 from memories.text import CAPTION_MAX_LENGTH, states_a_fact, text_clean
 from memories.values import lacks_value
@@ -339,7 +339,7 @@ def _taken_back(candidate: Candidate, kept: list[Candidate], withdrawn: tuple[st
             continue
         others = facets_read(other.caption)
         found = compare(facets, others)
-        if found is None or found.relation != Relation.CONTRADICTS:
+        if found is None or found.verdict != Verdict.CONTRADICTS:
             continue
         if not any(_in_words(word, said) for facet in others for word in facet.value.split()):
             return True

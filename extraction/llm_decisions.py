@@ -21,14 +21,10 @@ import re
 from dataclasses import dataclass, field
 
 from extraction.candidates import Candidate
-from extraction.decisions import (
-    Judgement,
-    Neighbour,
-    Verdict,
-    candidate_reading,
-)
+from extraction.decisions import Judgement, Neighbour, candidate_reading
 from extraction.updates import announced, link
 from integrations.llm import LLMError, chat, quote_json, strip_reasoning
+from memories.comparison import Verdict
 from memories.models import ReviewItem
 
 DECISION_MAX_TOKENS = 600

@@ -168,7 +168,7 @@ def test_a_compatible_similar_fact_is_stored_alongside(tenant, llm):
     assert shown["stored"] == "User prefers Python"
 
 
-def test_rules_judge_the_conflict_when_the_llm_judge_is_down(tenant, llm):
+def test_rules_judge_the_conflict_when_the_llm_advice_is_down(tenant, llm):
     user_id = uuid.uuid4()
     llm.learn("first", fact("User lives in Berlin"))
     llm.learn("second", fact("User lives in Munich"))
