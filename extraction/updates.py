@@ -152,6 +152,7 @@ class Reading:
     """One side of a pair as the linker reads it."""
 
     subject: str  # "user", or the person it is about (`memories.facets.subject_of`)
+    text: str  # what it was read from (a review reason quotes its words as said)
     words: frozenset[str]  # the lemmas of its content words
     concepts: frozenset[str]  # the words, their kinds up the chain, its registry attributes
     people: frozenset[str]  # whom it names besides the user: their kind and their name
@@ -163,6 +164,7 @@ class Reading:
     starts: bool
     additive: bool
     wish: bool  # a wish or a plan ("would love to live in Japan someday"): nothing holds yet
+    doings: frozenset[str]  # the verbs of what it says the person does ("works" in Leeds)
     single: bool  # it states an attribute that holds one value at a time
     # The values of those attributes, and their kinds ("toronto": "place").
     values: frozenset[str]
@@ -211,6 +213,7 @@ def reading(caption: str, said: str = "", full_text: str = "") -> Reading:
     values = {lemma(word) for f in single for word in f.value.split()} - _stop_words()
     return Reading(
         subject=subject,
+        text=f"{caption} {said}",
         words=words,
         concepts=frozenset(concepts | found_names),
         people=frozenset(people),
@@ -223,6 +226,12 @@ def reading(caption: str, said: str = "", full_text: str = "") -> Reading:
         starts="starts" in cues or any(f.change and f.positive for f in facets),
         additive=_says(f"{caption} {said}", "additive_cues"),
         wish=_says(f"{caption} {said}", "wishes"),
+        doings=frozenset(
+            lemma(f.attribute.split(":", 1)[1])
+            for f in facets
+            if f.attribute.startswith(f"{PRACTICE}:") and f.subject == subject
+        )
+        - _stop_words(),
         single=bool(single),
         values=frozenset(values),
         value_kinds=frozenset(_closure(sorted(values)) - values),
@@ -298,6 +307,17 @@ def _distinct_attributes(new: Reading, old: Reading) -> bool:
     return bool(mine and theirs) and not mine & theirs
 
 
+def _as_said(lemmas: set[str] | frozenset[str], *readings: Reading) -> str:
+    """One of the lemmas as the text wrote it (the longest), for the review reason."""
+    for found in sorted(lemmas, key=lambda w: (-len(w), w)):
+        for reading in readings:
+            for word in words_of(reading.text):
+                if lemma(word) == found:
+                    return word
+        return found
+    return ""
+
+
 @dataclass(frozen=True)
 class Update:
     """The new fact says the old one no longer holds: why, and whether it may supersede."""
@@ -317,25 +337,26 @@ def update(new: Reading, old: Reading, similarity: float) -> Update | None:
     ruled_out = (new.denies & old.concepts) if not old.negative else set()
     ruled_out = ruled_out or ((old.denies & new.concepts) if not new.negative else set())
     if ruled_out:  # "went vegetarian" and "steak is my fave"
-        return Update(f"rules out '{sorted(ruled_out)[0]}' ({how})", automatic=explicit)
+        return Update(f"rules out '{_as_said(ruled_out, new, old)}' ({how})", automatic=explicit)
     if new.negative != old.negative:
         negative, positive = (new, old) if new.negative else (old, new)
         met = negative.objects & (positive.concepts | positive.people)
         if not met:
             return None
         said = "ended" if new.negative else "now so"
-        return Update(f"{said}: '{sorted(met)[0]}' ({how})", automatic=explicit)
+        return Update(f"{said}: '{_as_said(met, old, new)}' ({how})", automatic=explicit)
     # Another value of what holds one value at a time: announced ("now", "switched"), or of
     # the same kind as the old value ("Vancouver" after "Toronto"; a MacBook after "my only
     # computer is a ThinkPad"). The registry's own attributes were compared by their facets.
     if new.negative or not old.single or how in {"same attribute", "close wording"}:
         return None
+    if new.doings - old.words:
+        return None  # another relation to the value ("works in Manchester", "lives in Leeds")
     other = new.words - old.concepts - old.people
     kinds = new.concepts - new.words
     if not other or kinds & old.values or not (new.starts or kinds & old.value_kinds):
         return None  # nothing else said, a kind of the old value ("rail" of "train"), or no cue
-    said = max(sorted(other), key=len)
-    return Update(f"changed: '{said}' now ({how})", automatic=new.starts)
+    return Update(f"changed: '{_as_said(other, new)}' now ({how})", automatic=new.starts)
 
 
 def announced(new: Reading, old: Reading) -> bool:

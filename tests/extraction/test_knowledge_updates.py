@@ -173,3 +173,11 @@ def test_on_the_llm_path_the_users_own_cue_supersedes_under_supersede(
     assert Memory.objects.get(caption="User lives in Bristol").status == Memory.Status.SUPERSEDED
     item = ReviewItem.objects.get()
     assert item.auto_resolved and item.signal == ReviewItem.Signal.LLM
+
+
+def test_another_relation_to_a_value_of_the_same_kind_changes_nothing():
+    leeds = reading("User lives in Leeds")
+
+    assert update(reading("User works in Manchester now"), leeds, 0.4) is None
+    changed = update(reading("User is in Manchester now"), leeds, 0.4)
+    assert changed is not None and "'manchester'" in changed.reason
