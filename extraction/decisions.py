@@ -235,6 +235,7 @@ def rules_judgement(candidate: Candidate, neighbours: list[Neighbour]) -> Judgem
     (`memories.comparison`), then the update reading (`extraction.updates`), then a
     restatement."""
     facets = candidate_facets(candidate)
+    reading = candidate_reading(candidate)  # "another cat" restates no cat
     contradicted: list[tuple[Neighbour, str, bool]] = []
     same: tuple[Neighbour, str] | None = None
     for neighbour in neighbours:
@@ -244,7 +245,7 @@ def rules_judgement(candidate: Candidate, neighbours: list[Neighbour]) -> Judgem
         if found.verdict == Verdict.CONTRADICTS:
             if neighbour.memory.status == Memory.Status.ACTIVE:
                 contradicted.append((neighbour, found.reason, found.explicit_update))
-        elif same is None and _keeps_both(candidate, neighbour.memory):
+        elif same is None and not reading.additive and _keeps_both(candidate, neighbour.memory):
             same = (neighbour, found.reason)
     if contradicted:
         return Judgement(

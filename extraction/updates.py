@@ -340,8 +340,12 @@ def update(new: Reading, old: Reading, similarity: float) -> Update | None:
         return Update(f"rules out '{_as_said(ruled_out, new, old)}' ({how})", automatic=explicit)
     if new.negative != old.negative:
         negative, positive = (new, old) if new.negative else (old, new)
-        met = negative.objects & (positive.concepts | positive.people)
-        if not met:
+        known = positive.concepts | positive.people
+        met = negative.objects & known
+        # Announced ("gave up writing the novel"), one word of what ends is enough; else the
+        # whole of what is negated must be the other's or broader ("doesn't like horror
+        # films" does not end "loves films").
+        if not met or not (explicit or negative.objects <= known):
             return None
         said = "ended" if new.negative else "now so"
         return Update(f"{said}: '{_as_said(met, old, new)}' ({how})", automatic=explicit)

@@ -181,3 +181,20 @@ def test_another_relation_to_a_value_of_the_same_kind_changes_nothing():
     assert update(reading("User works in Manchester now"), leeds, 0.4) is None
     changed = update(reading("User is in Manchester now"), leeds, 0.4)
     assert changed is not None and "'manchester'" in changed.reason
+
+
+def test_another_of_a_thing_is_its_own_memory_not_merged_into_the_first(tenant, offline):
+    user_id = uuid.uuid4()
+    _say(tenant, user_id, "I have a cat")
+    _say(tenant, user_id, "we got another cat")
+
+    assert len(_active(user_id)) == 2
+
+
+def test_a_plain_negation_ends_only_the_whole_of_what_it_negates():
+    films = reading("User loves films")
+
+    assert update(reading("User doesn't like horror films"), films, 0.4) is None
+    assert update(films, reading("User doesn't like horror films"), 0.4) is None
+    novel = reading("User works on their first novel")
+    assert update(reading("User gave up on writing the novel"), novel, 0.4) is not None
