@@ -91,8 +91,8 @@ class KnownMemory:
 
     @property
     def reading(self) -> Reading:
-        """The memory as the linker reads it (`extraction.updates`)."""
-        return reading(self.caption)
+        """The memory as the linker reads it (`extraction.updates`), from its stored facets."""
+        return reading(self.caption, facets=self.facets)
 
 
 @dataclass(frozen=True)

@@ -118,6 +118,12 @@ def _padded(text: str) -> str:
 
 
 @cache
+def _padded_lexicon(name: str) -> tuple[str, ...]:
+    """A lexicon's phrases as `_padded` writes them, longest first."""
+    return tuple(sorted((_padded(phrase) for phrase in lexicon(name)), key=len, reverse=True))
+
+
+@cache
 def _cues() -> dict[str, frozenset[str]]:
     return tagged("change_cues", _CUE_TAGS)
 
@@ -126,11 +132,12 @@ def cues_of(text: str) -> set[str]:
     """Which change cues a text holds ("ends", "starts"), its exceptions taken out first
     ("every now and then" announces nothing)."""
     padded = _padded(text)
-    for exception in sorted(lexicon("change_cue_exceptions"), key=len, reverse=True):
-        padded = padded.replace(_padded(exception), " ")
+    for exception in _padded_lexicon("change_cue_exceptions"):
+        padded = padded.replace(exception, " ")
     return {tag for tag, phrases in _cues().items() if any(f" {p} " in padded for p in phrases)}
 
 
+@cache
 def _cue_words() -> frozenset[str]:
     return frozenset(
         lemma(word) for phrases in _cues().values() for phrase in phrases for word in phrase.split()
@@ -140,7 +147,7 @@ def _cue_words() -> frozenset[str]:
 def _says(text: str, name: str) -> bool:
     """Whether `text` holds a phrase of lexicon `name` (hyphenated words split)."""
     padded = _padded(text)
-    return any(_padded(phrase) in padded for phrase in lexicon(name))
+    return any(phrase in padded for phrase in _padded_lexicon(name))
 
 
 # A capitalised word after the first: a name ("User's boyfriend Tom ...").
@@ -177,10 +184,11 @@ def _registry(facet: Facet) -> bool:
 
 
 @lru_cache(maxsize=8192)
-def reading(caption: str, said: str = "", full_text: str = "") -> Reading:
+def reading(caption: str, said: str = "", facets: tuple[Facet, ...] | None = None) -> Reading:
     """How the linker reads a fact: its caption, and for a candidate the clause the user said
-    it in (the cues are read from both, so a caption that lost "now" still has it)."""
-    facets = facets_read(caption, full_text) if full_text else facets_read(caption)
+    it in (the cues are read from both, so a caption that lost "now" still has it). A stored
+    memory passes the facets stored on it (read from its caption otherwise)."""
+    facets = facets_read(caption) if facets is None else facets
     subject = subject_of(caption)
     lemmas = _lemmas(caption) + _lemmas(said)
     cue_words = _cue_words()
