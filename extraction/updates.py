@@ -37,6 +37,8 @@ LINK_SIMILARITY = 0.6
 # What a place name is, for the linker ("in manchester now" and "lives in Bristol").
 PLACE = "place"
 _CUE_TAGS = ("ends", "starts")
+# How a fact of the user is linked to a fact of a person of theirs.
+THEIRS = "their person"
 
 
 @cache
@@ -288,7 +290,7 @@ def link(new: Reading, old: Reading, similarity: float) -> str:
     if new.attributes & old.attributes:
         return "same attribute"
     if new.subject != old.subject:
-        return "their person"
+        return THEIRS
     shared = new.words & old.words
     if shared:
         return f"both say '{sorted(shared)[0]}'"
@@ -360,7 +362,9 @@ def update(new: Reading, old: Reading, similarity: float) -> Update | None:
     # Another value of what holds one value at a time: announced ("now", "switched"), or of
     # the same kind as the old value ("Vancouver" after "Toronto"; a MacBook after "my only
     # computer is a ThinkPad"). The registry's own attributes were compared by their facets.
-    if new.negative or not old.single or how in {"same attribute", "close wording"}:
+    # Their person is linked to end what was said of them ("broke up"), never to change it
+    # ("Tom and I got engaged" changes nothing of "User's boyfriend Tom is a chef").
+    if new.negative or not old.single or how in {"same attribute", "close wording", THEIRS}:
         return None
     if new.doings - old.words:
         return None  # another relation to the value ("works in Manchester", "lives in Leeds")

@@ -198,3 +198,10 @@ def test_a_plain_negation_ends_only_the_whole_of_what_it_negates():
     assert update(films, reading("User doesn't like horror films"), 0.4) is None
     novel = reading("User works on their first novel")
     assert update(reading("User gave up on writing the novel"), novel, 0.4) is not None
+
+
+def test_news_of_their_person_ends_what_was_said_of_them_but_changes_nothing_else():
+    chef = reading("User's boyfriend Tom is a chef")
+
+    assert update(reading("User and Tom got engaged", "tom and i got engaged"), chef, 0.3) is None
+    assert update(reading("User broke up", "tom and i broke up"), chef, 0.3) is not None
