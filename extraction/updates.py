@@ -173,7 +173,8 @@ class Reading:
     starts: bool
     additive: bool
     wish: bool  # a wish or a plan ("would love to live in Japan someday"): nothing holds yet
-    doings: frozenset[str]  # the verbs of what it says the person does ("works" in Leeds)
+    # What it says the person does, and to what: ("work", {"leeds"}) of "works in Leeds".
+    doings: frozenset[tuple[str, frozenset[str]]]
     single: bool  # it states an attribute that holds one value at a time
     # The values of those attributes, and their kinds ("toronto": "place").
     values: frozenset[str]
@@ -237,11 +238,12 @@ def reading(caption: str, said: str = "", facets: tuple[Facet, ...] | None = Non
         additive=_says(f"{caption} {said}", "additive_cues"),
         wish=_says(f"{caption} {said}", "wishes"),
         doings=frozenset(
-            lemma(f.attribute.split(":", 1)[1])
+            (verb, frozenset(map(lemma, f.value.split())))
             for f in facets
             if f.attribute.startswith(f"{PRACTICE}:") and f.subject == subject
-        )
-        - _stop_words(),
+            for verb in [lemma(f.attribute.split(":", 1)[1])]
+            if verb not in _stop_words() and verb not in cue_words
+        ),
         single=bool(single),
         values=frozenset(values),
         value_kinds=frozenset(_closure(sorted(values)) - values),
@@ -366,9 +368,10 @@ def update(new: Reading, old: Reading, similarity: float) -> Update | None:
     # ("Tom and I got engaged" changes nothing of "User's boyfriend Tom is a chef").
     if new.negative or not old.single or how in {"same attribute", "close wording", THEIRS}:
         return None
-    if new.doings - old.words:
-        return None  # another relation to the value ("works in Manchester", "lives in Leeds")
     other = new.words - old.concepts - old.people
+    kinded = {word for word in other if _closure([word]) & old.value_kinds}
+    if any(verb not in old.words and values & kinded for verb, values in new.doings):
+        return None  # another relation to the value ("works in Manchester", "lives in Leeds")
     kinds = new.concepts - new.words
     if not other or kinds & old.values or not (new.starts or kinds & old.value_kinds):
         return None  # nothing else said, a kind of the old value ("rail" of "train"), or no cue
