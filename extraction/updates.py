@@ -42,13 +42,20 @@ THEIRS = "their person"
 
 
 @cache
-def _stop_words() -> frozenset[str]:
+def _function_words() -> frozenset[str]:
+    """The words that name no concept, as written."""
     found: set[str] = set()
     for name in ("function_words", "determiners", "copulas", "auxiliaries", "first_person",
                  "subject_pronouns", "conjunctions", "adverbs", "quantities", "negators",
                  "fillers", "value_breaks", "temporary", "additive_cues"):  # fmt: skip
         found |= {word for entry in lexicon(name) for word in entry.split()}
-    return frozenset(found | {lemma(word) for word in found})
+    return frozenset(found)
+
+
+@cache
+def _stop_words() -> frozenset[str]:
+    """The function words as written and as lemmas ("i've" is "i'v")."""
+    return _function_words() | {lemma(word) for word in _function_words()}
 
 
 @cache
@@ -75,7 +82,9 @@ def lemma(word: str) -> str:
                 break
     if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "ls":
         word = word[:-1]
-    return word.rstrip("e") if len(word) > 3 else word
+    stem = word.rstrip("e") if len(word) > 3 else word
+    # A lemma is never a function word: "theme" is not "them".
+    return word if stem != word and stem in _function_words() else stem
 
 
 def _lemmas(text: str) -> list[str]:
@@ -152,6 +161,15 @@ def _says(text: str, name: str) -> bool:
     return any(phrase in padded for phrase in _padded_lexicon(name))
 
 
+def _people_in(text: str) -> list[str]:
+    """The lemmas of the people a text names: a given name, or a person of the user's."""
+    return [
+        lemma(word)
+        for word in words_of(text)
+        if word in names("given_names") or word in lexicon("people")
+    ]
+
+
 # A capitalised word after the first: a name ("User's boyfriend Tom ...").
 _NAME = re.compile(r"(?<!^)\b[A-Z][\w'-]*")
 
@@ -193,7 +211,9 @@ def reading(caption: str, said: str = "", facets: tuple[Facet, ...] | None = Non
     memory passes the facets stored on it (read from its caption otherwise)."""
     facets = facets_read(caption) if facets is None else facets
     subject = subject_of(caption)
-    lemmas = _lemmas(caption) + _lemmas(said)
+    # The clause may hold other facts of the same message ("I live in Berlin and I work at
+    # Acme"): of it, only the cues and the people it names ("tom and i broke up") are read.
+    lemmas = _lemmas(caption) + _people_in(said)
     cue_words = _cue_words()
     words = frozenset(w for w in lemmas if w not in _stop_words() and w not in cue_words)
     said_of = [f for f in facets if _registry(f) and f.attribute != "owns"]

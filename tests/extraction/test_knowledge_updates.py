@@ -205,3 +205,11 @@ def test_news_of_their_person_ends_what_was_said_of_them_but_changes_nothing_els
 
     assert update(reading("User and Tom got engaged", "tom and i got engaged"), chef, 0.3) is None
     assert update(reading("User broke up", "tom and i broke up"), chef, 0.3) is not None
+
+
+def test_the_other_facts_of_the_users_clause_link_nothing():
+    # "I live in Berlin and I work at Acme": the clause of one fact holds the other's words.
+    said = "I live in Berlin and I work at Acme"
+    berlin = reading("User lives in Berlin")
+
+    assert not link(reading("User works at Acme", said), berlin, 0.0)
