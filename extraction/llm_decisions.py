@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from django.conf import settings
+
 from extraction.candidates import Candidate
 from extraction.decisions import Judgement, Neighbour, candidate_reading
 from extraction.updates import announced, link
@@ -28,9 +30,6 @@ from memories.comparison import Verdict
 from memories.models import ReviewItem
 
 DECISION_MAX_TOKENS = 600
-# At most this many questions in one request (the nearest linked pairs first); the rest are
-# left to the rules.
-DECISION_MAX_QUESTIONS = 12
 
 DECISION_SYSTEM_PROMPT = """\
 You keep a memory store about one user of an AI assistant. Each question shows a memory \
@@ -108,7 +107,7 @@ def questions_of(
     candidates: list[Candidate], neighbours: dict[int, list[Neighbour]]
 ) -> list[Question]:
     """The linked pairs to ask about, in the candidates' order, nearest first, at most
-    DECISION_MAX_QUESTIONS."""
+    `MEMORY_DECISION_MAX_QUESTIONS`."""
     pairs = []
     for position, candidate in enumerate(candidates):
         new = candidate_reading(candidate)
@@ -116,7 +115,9 @@ def questions_of(
         pairs += [(position, n) for n in found if link(new, n.memory.reading, n.similarity)]
     return [
         Question(number, position, neighbour)
-        for number, (position, neighbour) in enumerate(pairs[:DECISION_MAX_QUESTIONS], start=1)
+        for number, (position, neighbour) in enumerate(
+            pairs[: settings.MEMORY_DECISION_MAX_QUESTIONS], start=1
+        )
     ]
 
 

@@ -11,7 +11,6 @@ import pytest
 from extraction.candidates import Candidate
 from extraction.decisions import KnownMemory, Neighbour, Verdict
 from extraction.llm_decisions import (
-    DECISION_MAX_QUESTIONS,
     advice_of,
     build_decision_messages,
     decisions_ask,
@@ -64,11 +63,12 @@ def test_only_linked_pairs_are_asked_each_as_its_own_question():
     assert "label last" in messages[0]["content"]
 
 
-def test_at_most_so_many_questions_go_in_one_request():
+def test_at_most_so_many_questions_go_in_one_request(settings):
+    settings.MEMORY_DECISION_MAX_QUESTIONS = 5
     many = [known(f"mem_{i:016d}", f"User lives in town {i}") for i in range(30)]
     questions = questions_of([MOVED], {0: [Neighbour(m, 0.4) for m in many]})
 
-    assert len(questions) == DECISION_MAX_QUESTIONS
+    assert len(questions) == 5
 
 
 def test_quoted_text_cannot_close_the_pairs_block():
