@@ -13,6 +13,12 @@ an LLM extractor would store. Three paths are measured:
 With a real server (`bench.llm.LLMServer`) the `llm` path sends the user's words to it for the
 extraction and the decision call; `llm-fallback` keeps the stub (its point is a decision call
 that fails, which a real model cannot be asked for).
+
+The bench tenant runs under the `supersede` policy by default, so one run gives both figures: a
+contradiction is held when a review item names it (pending, or filed already resolved by an
+automatic supersession, which under `review` would be pending), and the precision of automatic
+supersession is the share of superseded pairs that were contradictions. The review load is the
+review items left pending per 100 extractions.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from extraction.jobs import ExtractionFailed, extraction_perform
 from extraction.models import ExtractionJob
 from extraction.reader import offline_candidates
 from memories.models import EndUser, Memory, ReviewItem
-from tenants.models import Tenant
+from tenants.models import ConflictPolicy, Tenant
 from testing.llm_stub import LLMStub, StubRequest, content
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -92,6 +98,12 @@ class Outcome:
     cost: ItemCost = field(default_factory=ItemCost)
     # Extractions that failed (the LLM unavailable or its reply unusable after the retries).
     failed: int = 0
+    # The first statement superseded at once (`supersede` policy), review items left pending.
+    superseded: bool = False
+    pending: int = 0
+    # The second statement left nothing of its own: nothing saved, or a fact that is not a
+    # restatement merged into the first.
+    lost: bool = False
 
     @property
     def correct(self) -> bool:
@@ -139,7 +151,7 @@ def cases_limit(cases: list[Case], limit: int | None) -> list[Case]:
     return taken[:limit]
 
 
-_FACTS = re.compile(r"<facts>\s*(.*?)\s*</facts>", re.S)
+_PAIRS = re.compile(r"<pairs>\s*(.*?)\s*</pairs>", re.S)
 
 
 class LabelledLLM:
@@ -158,9 +170,9 @@ class LabelledLLM:
 
     def __call__(self, request: StubRequest) -> object:
         text = str(request.messages[-1].get("content", "")) if request.messages else ""
-        facts = _FACTS.search(text)
-        if facts:
-            return self._decisions(facts.group(1))
+        pairs = _PAIRS.search(text)
+        if pairs:
+            return self._decisions(pairs.group(1))
         conversation = text.split("<conversation>", 1)[-1].split("</conversation>", 1)[0]
         for line in conversation.strip().splitlines():
             message = json.loads(line.replace("\\u003c", "<").replace("\\u003e", ">"))
@@ -176,29 +188,22 @@ class LabelledLLM:
         return content(json.dumps({"memories": []}))
 
     def _decisions(self, body: str) -> object:
-        decisions = []
+        """One answer line per question: the labelled relation when the question pairs the
+        case's second statement with its first, else compatible."""
+        lines = []
         for line in body.splitlines():
-            fact = json.loads(line.replace("\\u003c", "<").replace("\\u003e", ">"))
-            case, which = self.by_text.get(fact["text"], (None, ""))
-            if case is None or which != "second":
-                continue
-            first = next(
-                (m["id"] for m in fact["memories"] if m["text"] == case.first.full_text), None
-            )
-            self.reached[case.id] = first is not None
-            verdict = {"contradiction": "contradicts", "restatement": "same"}.get(case.kind, "new")
-            decisions.append(
-                {
-                    "fact": fact["fact"],
-                    "decision": verdict if first else "new",
-                    "memories": [first] if first and verdict != "new" else [],
-                    "update": case.explicit_update,
-                    "reason": f"labelled {case.kind}",
-                }
-            )
+            pair = json.loads(line.replace("\\u003c", "<").replace("\\u003e", ">"))
+            case, which = self.by_text.get(pair["new"], (None, ""))
+            label = "compatible"
+            if case is not None and which == "second" and pair["stored"] == case.first.full_text:
+                self.reached[case.id] = True
+                label = {"contradiction": "update", "restatement": "same"}.get(
+                    case.kind, "compatible"
+                )
+            lines.append(f"{pair['q']}: labelled {label} => {label}")
         if not self.decide:
             return content("I am not sure about these.")
-        return content(json.dumps({"decisions": decisions}))
+        return content("\n".join(lines))
 
 
 def path_llm(path: str, server: LLMServer | None = None) -> str:
@@ -295,9 +300,16 @@ def case_run(case: Case, *, tenant: Tenant, path: str, real_llm: bool = False) -
     outcome.held = item is not None
     if item is not None:
         outcome.signal, outcome.reason = item.signal, item.reason
+    outcome.superseded = items.filter(auto_resolved=True).exists()
+    outcome.pending = ReviewItem.objects.filter(
+        end_user=end_user, status=ReviewItem.Status.PENDING
+    ).count()
     new_rows = Memory.objects.filter(end_user=end_user).exclude(id__in=first_ids)
     outcome.merged = outcome.extracted and bool(first_ids) and not new_rows.exists()
     outcome.duplicated = new_rows.exists() and not outcome.held
+    outcome.lost = bool(first_ids) and (
+        not second or (case.kind != "restatement" and outcome.merged)
+    )
     return outcome
 
 
@@ -331,6 +343,19 @@ class Report:
                 sum(o.duplicated for o in restatements), len(restatements)
             ),
             "not_extracted": sum(not o.extracted for o in self.outcomes),
+            "facts_lost": _rate(sum(o.lost for o in self.outcomes), len(self.outcomes)),
+            "superseded": _rate(sum(o.superseded for o in contradictions), len(contradictions)),
+            # Of the pairs superseded at once, the share that were contradictions.
+            "supersede_precision": _rate(
+                sum(o.superseded for o in contradictions),
+                sum(o.superseded for o in self.outcomes),
+            ),
+            # Review items left for an operator per 100 extractions (two per pair).
+            "review_load": round(
+                100 * sum(o.pending for o in self.outcomes) / (2 * len(self.outcomes)), 1
+            )
+            if self.outcomes
+            else 0.0,
             "extraction_p50_ms": round(1000 * seconds[len(seconds) // 2], 1) if seconds else 0,
             "extraction_p95_ms": round(1000 * seconds[int(len(seconds) * 0.95)], 1)
             if seconds
@@ -356,6 +381,8 @@ class Report:
                 "held": o.held,
                 "merged": o.merged,
                 "extracted": o.extracted,
+                "superseded": o.superseded,
+                "lost": o.lost,
                 "failed_extractions": o.failed,
                 **o.cost.as_dict(),
             }
@@ -368,13 +395,19 @@ def _rate(count: int, total: int) -> dict:
 
 
 def bench_run(
-    *, cases: list[Case], split: str, path: str, server: LLMServer | None = None
+    *,
+    cases: list[Case],
+    split: str,
+    path: str,
+    server: LLMServer | None = None,
+    policy: str = ConflictPolicy.SUPERSEDE,
 ) -> Report:
     """Run every case through one path, as fresh users of a bench tenant removed afterwards.
 
-    With `server`, the `llm` path runs against it instead of the labelled stub."""
+    With `server`, the `llm` path runs against it instead of the labelled stub; `policy` is the
+    tenant's conflict policy (see the module docstring)."""
     Tenant.objects.filter(name=BENCH_TENANT).delete()
-    tenant = Tenant.objects.create(name=BENCH_TENANT, is_active=False)
+    tenant = Tenant.objects.create(name=BENCH_TENANT, is_active=False, conflict_policy=policy)
     real_llm = path == "llm" and server is not None
     try:
         with _path_settings(path, cases, server) as llm:

@@ -347,6 +347,9 @@ WEB_TIMEOUT = env_int(
 )
 # Tokens of conversation sent to the LLM; older turns beyond it are dropped (and counted).
 MEMORY_LLM_INPUT_BUDGET = env_int("MEMORY_LLM_INPUT_BUDGET", 6000, minimum=500)
+# Questions (linked pairs of a new fact and a stored memory) in the one decision call of an
+# extraction; the nearest first, the rest left to the rules.
+MEMORY_DECISION_MAX_QUESTIONS = env_int("MEMORY_DECISION_MAX_QUESTIONS", 12, minimum=1)
 MEMORY_EXTRACTOR = env_choice(
     "MEMORY_EXTRACTOR", "llm" if OPENAI_API_KEY else "rules", ("llm", "rules")
 )

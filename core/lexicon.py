@@ -17,12 +17,7 @@ LEXICONS = Path(__file__).resolve().parent / "lexicons"
 @cache
 def lexicon(name: str) -> frozenset[str]:
     """The entries of one lexicon file, lower-cased; blank lines and `#` comments skipped."""
-    entries = set()
-    for line in (LEXICONS / f"{name}.txt").read_text(encoding="utf-8").splitlines():
-        entry = line.split("#", 1)[0].strip().lower()
-        if entry:
-            entries.add(entry)
-    return frozenset(entries)
+    return frozenset(_lines(name))
 
 
 @cache
@@ -47,3 +42,45 @@ def has_phrase(text: str, name: str) -> bool:
     """Whether `text` holds a phrase of lexicon `name`, as whole words."""
     padded = f" {' '.join(words_of(text))} "
     return any(f" {phrase} " in padded for phrase in lexicon(name))
+
+
+class LexiconFormatError(ValueError):
+    """A lexicon line that breaks its file's declared format: a data error, never ignored."""
+
+
+def _lines(name: str) -> list[str]:
+    lines = []
+    for line in (LEXICONS / f"{name}.txt").read_text(encoding="utf-8").splitlines():
+        entry = line.split("#", 1)[0].strip().lower()
+        if entry:
+            lines.append(entry)
+    return lines
+
+
+@cache
+def broader(name: str) -> dict[str, str]:
+    """A lexicon of kinds, "narrower > broader" per line (`kinds`), as a mapping; a line
+    without exactly one ">", or a word given two broader terms, is a `LexiconFormatError`."""
+    found: dict[str, str] = {}
+    for entry in _lines(name):
+        parts = [part.strip() for part in entry.split(">")]
+        if len(parts) != 2 or not all(parts):
+            raise LexiconFormatError(f"{name}: {entry!r} is not 'narrower > broader'")
+        narrow, broad = (" ".join(words_of(part)) for part in parts)
+        if found.get(narrow, broad) != broad:
+            raise LexiconFormatError(f"{name}: {narrow!r} has two broader terms")
+        found[narrow] = broad
+    return found
+
+
+@cache
+def tagged(name: str, tags: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    """A lexicon of tagged phrases, "tag: phrase" per line (`change_cues`), as the phrases of
+    each tag; an unknown tag or a line without one is a `LexiconFormatError`."""
+    found: dict[str, set[str]] = {tag: set() for tag in tags}
+    for entry in _lines(name):
+        tag, colon, phrase = entry.partition(":")
+        if not colon or tag.strip() not in found or not phrase.strip():
+            raise LexiconFormatError(f"{name}: {entry!r} is not '<{'|'.join(tags)}>: phrase'")
+        found[tag.strip()].add(" ".join(phrase.split()))
+    return {tag: frozenset(phrases) for tag, phrases in found.items()}

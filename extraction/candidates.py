@@ -17,3 +17,6 @@ class Candidate:
     confidence: float = 0.8
     # Where the fact matters (the LLM's use-when hint); empty from the offline extractor.
     use_when: str = ""
+    # The clause of the user's message it was read from (the offline reader's clause, the one
+    # that grounds an LLM's candidate): the change cues are read from what the user said.
+    said: str = ""

@@ -4,12 +4,12 @@
 candidate: skip it (the same text is known), merge it into a memory (it restates one or adds
 detail to it), hold it for review (it contradicts active memories), supersede them (the same,
 under the `supersede` policy, when the candidate announces the change), or insert it. It reads
-nothing and writes nothing: the judge is passed in, and `pipeline.decisions_apply` carries out
-the decisions in the caller's transaction.
+nothing and writes nothing: the LLM's advice is passed in, and `pipeline.decisions_apply`
+carries out the decisions in the caller's transaction.
 
-For each candidate the judge sees its *neighbours*: the known memories that could be about the
-same thing, the nearest by cosine above a low floor (any category) plus every memory whose
-facets share a subject and attribute with it (`neighbours_find`).
+Each candidate is read against its *neighbours*: the known memories that could be about the
+same thing, the nearest by cosine above a low floor (any category) plus every memory the linker
+ties to it (`neighbours_find`, `extraction.updates.link`).
 
 Candidates are decided in order, each against the known memories *and* the earlier candidates
 of the same conversation, exactly as if each had been stored before the next was looked at.
@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from extraction.candidates import Candidate
-from extraction.judge import Relation, compare, distinct, restates, shares_attribute
+from extraction.updates import Reading, link, reading, update
+from memories.comparison import Verdict, compare, distinct, restates, shares_attribute
 from memories.facets import Facet, facets_read, subject_of
 from memories.models import Memory, ReviewItem
 from memories.text import content_hash
@@ -46,12 +47,6 @@ class Action(enum.StrEnum):
     INSERT = "insert"
     HOLD = "hold"  # insert as pending_review, with a review item naming the conflicts
     SUPERSEDE = "supersede"  # insert active, the contradicted memories become superseded
-
-
-class Verdict(enum.StrEnum):
-    NEW = "new"
-    SAME = "same"
-    CONTRADICTS = "contradicts"
 
 
 @dataclass
@@ -94,6 +89,11 @@ class KnownMemory:
             return self.stored_facets
         return facets_read(self.caption, self.full_text)
 
+    @property
+    def reading(self) -> Reading:
+        """The memory as the linker reads it (`extraction.updates`), from its stored facets."""
+        return reading(self.caption, facets=self.facets)
+
 
 @dataclass(frozen=True)
 class Neighbour:
@@ -105,7 +105,8 @@ class Neighbour:
 
 @dataclass(frozen=True)
 class Judgement:
-    """The judge's answer for one candidate: what it is to its neighbours, and why."""
+    """What one candidate is to its neighbours, and why: the rules' reading, or the LLM's
+    advice before `checked_judgement` checks it."""
 
     verdict: Verdict
     refs: tuple[str, ...] = ()
@@ -114,8 +115,9 @@ class Judgement:
     explicit_update: bool = False
 
 
-# Answers for the candidate at a position, given its neighbours; None means "no usable answer".
-Judge = Callable[[int, Candidate, list[Neighbour]], Judgement | None]
+# The LLM's advice for the candidate at a position, given its neighbours; None means "no usable
+# answer" (the rules decide).
+Advice = Callable[[int, Candidate, list[Neighbour]], Judgement | None]
 
 
 @dataclass(frozen=True)
@@ -152,7 +154,7 @@ def decide(
     candidates: Sequence[Candidate],
     vectors: np.ndarray,
     known: list[KnownMemory],
-    judge: Judge,
+    advice: Advice,
     supersede: bool = False,
 ) -> list[Decision]:
     """One decision per candidate, in order (see the module docstring).
@@ -163,7 +165,7 @@ def decide(
     known = list(known)
     decisions: list[Decision] = []
     for position, (candidate, vector) in enumerate(zip(candidates, vectors, strict=True)):
-        decision = _decide_one(position, candidate, vector, known, judge, supersede)
+        decision = _decide_one(position, candidate, vector, known, advice, supersede)
         decisions.append(decision)
         _learn(known, decision, position)
     return decisions
@@ -189,29 +191,61 @@ def neighbours_find(
     close = [n for n in scored if n.similarity >= NEIGHBOUR_FLOOR][:NEIGHBOUR_LIMIT]
     chosen = {n.memory.ref for n in close}
     facets = candidate_facets(candidate)
-    if facets:
-        for neighbour in scored:
-            if neighbour.memory.ref not in chosen and shares_attribute(
-                facets, neighbour.memory.facets
-            ):
-                close.append(neighbour)
-                chosen.add(neighbour.memory.ref)
+    new = candidate_reading(candidate)
+    for neighbour in scored:
+        if neighbour.memory.ref in chosen:
+            continue
+        # Sharing an attribute, or linked by a word, a kind or a person (`updates.link`; the
+        # close ones by cosine are those above, up to the limit).
+        if (facets and shares_attribute(facets, neighbour.memory.facets)) or link(
+            new, neighbour.memory.reading, 0.0
+        ):
+            close.append(neighbour)
+            chosen.add(neighbour.memory.ref)
     return close
 
 
-def rules_judge(candidate: Candidate, neighbours: list[Neighbour]) -> Judgement:
-    """The offline judge over a candidate's neighbours (see `extraction.judge`)."""
+def candidate_reading(candidate: Candidate) -> Reading:
+    """The candidate as the linker reads it: its caption and the clause the user said."""
+    return reading(candidate.caption, candidate.said)
+
+
+def changes_found(candidate: Candidate, neighbours: list[Neighbour]) -> Judgement | None:
+    """The active memories the candidate says no longer hold (`updates.update`), as a
+    contradiction; None when it changes none."""
+    new = candidate_reading(candidate)
+    found = [
+        (neighbour, change)
+        for neighbour in neighbours
+        if neighbour.memory.status == Memory.Status.ACTIVE
+        and (change := update(new, neighbour.memory.reading, neighbour.similarity))
+    ]
+    if not found:
+        return None
+    return Judgement(
+        Verdict.CONTRADICTS,
+        refs=tuple(n.memory.ref for n, _ in found),
+        reason="; ".join(dict.fromkeys(change.reason for _, change in found)),
+        explicit_update=all(change.automatic for _, change in found),
+    )
+
+
+def rules_judgement(candidate: Candidate, neighbours: list[Neighbour]) -> Judgement:
+    """The rules' reading of a candidate against its neighbours: the facet comparison
+    (`memories.comparison`), then the update reading (`extraction.updates`), then a
+    restatement."""
     facets = candidate_facets(candidate)
+    reading = candidate_reading(candidate)  # "another cat" restates no cat
     contradicted: list[tuple[Neighbour, str, bool]] = []
     same: tuple[Neighbour, str] | None = None
     for neighbour in neighbours:
         found = compare(facets, neighbour.memory.facets)
         if found is None:
             continue
-        if found.relation == Relation.CONTRADICTS:
+        if found.verdict == Verdict.CONTRADICTS:
             if neighbour.memory.status == Memory.Status.ACTIVE:
                 contradicted.append((neighbour, found.reason, found.explicit_update))
-        elif same is None and _keeps_both(candidate, neighbour.memory):
+        elif same is None and not reading.additive and _keeps_both(candidate, neighbour.memory):
             same = (neighbour, found.reason)
     if contradicted:
         return Judgement(
@@ -220,6 +254,9 @@ def rules_judge(candidate: Candidate, neighbours: list[Neighbour]) -> Judgement:
             reason="; ".join(dict.fromkeys(reason for _, reason, _ in contradicted)),
             explicit_update=any(update for _, _, update in contradicted),
         )
+    changed = changes_found(candidate, neighbours)
+    if changed is not None:
+        return changed
     if same is not None:
         return Judgement(Verdict.SAME, refs=(same[0].memory.ref,), reason=same[1])
     return Judgement(Verdict.NEW)
@@ -277,9 +314,11 @@ def checked_judgement(
         # The model missed what the rules read as a contradiction (or a restatement): the
         # structured reading is independent evidence, and holding a fact loses nothing.
         return rules if rules.verdict != Verdict.NEW else advice
-    # A contradiction, or "new" that announces an update of named memories: facts about
-    # different people never conflict.
-    refs = tuple(n.memory.ref for n in known if not different_people(candidate, n.memory))
+    # A contradiction, or "new" that announces an update of named memories: taken only for a
+    # pair the linker links (the same person, attribute, word, kind or wording; facts about
+    # different people never conflict).
+    reading = candidate_reading(candidate)
+    refs = tuple(n.memory.ref for n in known if link(reading, n.memory.reading, n.similarity))
     if not refs:
         return rules
     return Judgement(
@@ -296,7 +335,7 @@ def _decide_one(
     candidate: Candidate,
     vector: np.ndarray,
     known: list[KnownMemory],
-    judge: Judge,
+    advice: Advice,
     supersede: bool,
 ) -> Decision:
     digest = content_hash(candidate.full_text)
@@ -308,8 +347,8 @@ def _decide_one(
     # candidates of this conversation were added).
     by_ref = {m.ref: Neighbour(m, _similarity(vector, m)) for m in known}
     judgement = checked_judgement(
-        judge(position, candidate, neighbours),
-        rules_judge(candidate, neighbours),
+        advice(position, candidate, neighbours),
+        rules_judgement(candidate, neighbours),
         candidate,
         by_ref,
     )

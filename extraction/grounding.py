@@ -35,7 +35,6 @@ from extraction.clauses import (
     opens_without_i,
     without_fillers,
 )
-from extraction.judge import Relation, compare
 from extraction.wording import (
     hyphen_parts,
     names_written,
@@ -45,6 +44,7 @@ from extraction.wording import (
     tidy_caption,
     verb_agreed,
 )
+from memories.comparison import Verdict, compare
 from memories.facets import facets_read
 from memories.text import CAPTION_MAX_LENGTH, states_a_fact, text_clean
 from memories.values import lacks_value
@@ -102,6 +102,9 @@ class Evidence:
     # The parts of the user's hyphenated words they never wrote alone ("full" of "full-time"):
     # a caption with one has cut a word at its hyphen ("User is a full").
     cut: frozenset[str] = frozenset()
+    # The user's statements as they said them: each kept candidate carries the one that
+    # grounds it best (`Candidate.said`), for the change cues its caption may have lost.
+    statements: tuple[str, ...] = ()
 
     def __contains__(self, stem: str) -> bool:
         return stem in self.stems
@@ -124,7 +127,16 @@ def user_evidence(messages: Iterable[dict]) -> Evidence:
                 relations.append((match.group(2), relation))
     personal = any(_personal(clause) for clause in statements)
     written, cut = tuple(names_written(statements).items()), hyphen_parts(statements)
-    return Evidence(stems, negative, tuple(relations), personal, tuple(withdrawn), written, cut)
+    return Evidence(
+        stems,
+        negative,
+        tuple(relations),
+        personal,
+        tuple(withdrawn),
+        written,
+        cut,
+        statements=tuple(statements),
+    )
 
 
 def _personal(clause: str) -> bool:
@@ -261,7 +273,25 @@ def ground(candidate: Candidate, evidence: Evidence) -> Grounded:
         full_text = third_person(full_text)
     # The full text without the chat the caption dropped: the facets read both.
     full_text = text_tidied(full_text, dict(evidence.written))
-    return Grounded(replace(candidate, caption=caption, full_text=full_text or caption))
+    return Grounded(
+        replace(
+            candidate,
+            caption=caption,
+            full_text=full_text or caption,
+            said=candidate.said or _said_in(caption, evidence) or "",
+        )
+    )
+
+
+def _said_in(caption: str, evidence: Evidence) -> str | None:
+    """The user's statement that grounds the caption best (most stems in common), if any."""
+    mine = {stem(w, loose=True) for w in words_of(caption) if w not in lexicon("generic_words")}
+    best, shared = None, 0
+    for statement in evidence.statements:
+        found = len(mine & {stem(w, loose=True) for w in words_of(statement)})
+        if found > shared:
+            best, shared = statement, found
+    return best
 
 
 def candidates_ground(
@@ -300,7 +330,7 @@ def _taken_back(candidate: Candidate, kept: list[Candidate], withdrawn: tuple[st
             continue
         others = facets_read(other.caption)
         found = compare(facets, others)
-        if found is None or found.relation != Relation.CONTRADICTS:
+        if found is None or found.verdict != Verdict.CONTRADICTS:
             continue
         if not any(_in_words(word, said) for facet in others for word in facet.value.split()):
             return True

@@ -18,8 +18,8 @@ from core.metrics import CANDIDATES_REFUSED
 from extraction.candidates import Candidate
 from extraction.decisions import (
     Action,
+    Advice,
     Decision,
-    Judge,
     KnownMemory,
     decide,
     neighbours_find,
@@ -185,10 +185,11 @@ def decisions_apply(
     return list(saved.values())
 
 
-def llm_judge(
+def llm_advice(
     candidates: list[Candidate], vectors: np.ndarray, known: list[KnownMemory], usage: Usage
-) -> Judge:
-    """One decision call for the whole conversation; the judge answers from its reply."""
+) -> Advice:
+    """The LLM's advice: one decision call for the whole conversation, answered from its
+    reply."""
     neighbours = {
         position: neighbours_find(candidate, vector, known)
         for position, (candidate, vector) in enumerate(zip(candidates, vectors, strict=True))
@@ -210,8 +211,8 @@ def llm_judge(
     return lambda position, candidate, neighbours: call.judgements.get(position)
 
 
-def rules_only(position: int, candidate: Candidate, neighbours: list) -> None:
-    """The judge that leaves every decision to the rules (the offline path, `remember`)."""
+def no_advice(position: int, candidate: Candidate, neighbours: list) -> None:
+    """No advice: every decision is the rules' (the offline path, `remember`)."""
     return None
 
 
@@ -249,12 +250,12 @@ def conversation_memories_write(
         return [], extractor
     known, rows = known_memories_load(end_user)
     vectors = embed_texts([embedding_text(c.caption, c.full_text, c.use_when) for c in candidates])
-    judge = llm_judge(candidates, vectors, known, usage) if extractor == "llm" else rules_only
+    advice = llm_advice(candidates, vectors, known, usage) if extractor == "llm" else no_advice
     decisions = decide(
         candidates=candidates,
         vectors=vectors,
         known=known,
-        judge=judge,
+        advice=advice,
         supersede=end_user.tenant.effective_conflict_policy == ConflictPolicy.SUPERSEDE,
     )
     saved = decisions_apply(

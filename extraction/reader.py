@@ -372,6 +372,7 @@ def read_statements(
                     full_text=f"{caption}.",
                     category=kind,
                     confidence=CONFIDENCE,
+                    said=statement or clause,
                 )
             )
     return found

@@ -25,7 +25,7 @@ from core.words import words_of
 from extraction.candidates import Candidate
 from extraction.clauses import statement_of
 from extraction.decisions import Action, decide
-from extraction.pipeline import decisions_apply, known_memories_load, rules_only
+from extraction.pipeline import decisions_apply, known_memories_load, no_advice
 from extraction.reader import category
 from extraction.screening import candidate_screen
 from extraction.wording import third_person
@@ -138,7 +138,7 @@ def _remembered(
         candidates=[candidate],
         vectors=vectors,
         known=known,
-        judge=rules_only,
+        advice=no_advice,
         supersede=tenant.effective_conflict_policy == ConflictPolicy.SUPERSEDE,
     )
     saved = decisions_apply(

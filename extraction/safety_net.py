@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from core.lexicon import lexicon
 from core.words import words_of
 from extraction.candidates import Candidate
-from extraction.judge import restates
 from extraction.reader import read_statements
+from memories.comparison import restates
 from memories.facets import facets_read
 from memories.facets import subject_of as caption_subject
 

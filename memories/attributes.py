@@ -3,7 +3,7 @@
 One table per attribute in `memories/attributes.toml` (what it is called, its category, whether
 it holds one value at a time, the life domains it matters for, how people state it, change it
 and end it, and its closed class of values). The offline reader (`memories.facets`), the
-conflict judge (`extraction.judge`) and recall's domains all read it, so a new kind of fact is
+facet comparison (`memories.comparison`) and recall's domains all read it, so a new kind of fact is
 one entry there and nowhere else.
 """
 

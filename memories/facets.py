@@ -139,7 +139,7 @@ def _value(entry: Attribute, words: list[str]) -> str | None:
     if entry.numeric:
         return words[0] if words and words[0].isdigit() and len(words[0]) <= 3 else None
     if entry.values:
-        article = words[:1] in (["a"], ["an"])
+        article = words[:1] in (["a"], ["an"]) or entry.article  # "is a" took the article
         words = _strip(_strip(words, "adverbs"), "quantities")
         # "a strict vegetarian", "a Shopify software engineer", "a night shift nurse": after an
         # article, up to two words may describe the value first ("learning Japanese" is no
@@ -415,7 +415,9 @@ def _scope(clause: list[str]) -> str:
     scope = next((scope for scope in lexicon("scopes") if _has(clause, scope)), "")
     if not scope and "for" in clause[2:]:
         at = len(clause) - 1 - clause[::-1].index("for")
-        scope = " ".join(clause[at:])
+        # "for a few years" says how long, not where or what for.
+        if not set(clause[at:]) & lexicon("durations"):
+            scope = " ".join(clause[at:])
     return scope
 
 

@@ -205,14 +205,14 @@ def extracting_chat_reply(
 
     `extract` takes the conversation's messages and returns candidates with a caption,
     full_text, category and confidence (as `extraction.reader.offline_candidates` does: the
-    caller hands it in, so the stub stays free of the project). Decision prompts (facts quoted
-    between <facts> tags) get no decisions, so the offline judge decides.
+    caller hands it in, so the stub stays free of the project). Decision prompts (questions
+    quoted between <pairs> tags) get no usable answer, so the offline judge decides.
     """
 
     def reply(request: StubRequest) -> Replyable:
         text = str(request.messages[-1].get("content", "")) if request.messages else ""
-        if "<facts>" in text:
-            return content(json.dumps({"decisions": []}))
+        if "<pairs>" in text:
+            return content("No answer.")
         conversation = text.split("<conversation>", 1)[-1].split("</conversation>", 1)[0]
         messages = []
         for line in conversation.strip().splitlines():

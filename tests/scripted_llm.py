@@ -8,7 +8,7 @@ from typing import Any
 
 from testing.llm_stub import LLMStub, StubRequest, error
 
-_FACTS = re.compile(r"<facts>\s*(.*?)\s*</facts>", re.S)
+_PAIRS = re.compile(r"<pairs>\s*(.*?)\s*</pairs>", re.S)
 
 
 def fact(caption: str, category: str = "personal", full_text: str | None = None) -> dict:
@@ -24,8 +24,8 @@ def fact(caption: str, category: str = "personal", full_text: str | None = None)
 class ScriptedLLM:
     """Answers each chat request by what it asks, so call order does not matter.
 
-    A decision call answers "contradicts" for the pairs taught with `contradict`, "same" for
-    those taught with `same`, and "new" for everything else it is shown.
+    A decision call answers "update" for the pairs taught with `contradict`, "same" for those
+    taught with `same`, and "compatible" for every other pair it is asked about.
     """
 
     def __init__(self, stub: LLMStub):
@@ -34,7 +34,6 @@ class ScriptedLLM:
         self.contradictions: set[tuple[str, str]] = set()
         self.restatements: set[tuple[str, str]] = set()
         self.judge_available = True
-        self.updates = False
         stub.always(self)
 
     def learn(self, marker: str, *facts: dict[str, Any]) -> None:
@@ -55,39 +54,33 @@ class ScriptedLLM:
 
     @property
     def decision_calls(self) -> list[StubRequest]:
-        return [r for r in self.stub.calls if "<facts>\n" in r.prompt_text]
+        return [r for r in self.stub.calls if "<pairs>\n" in r.prompt_text]
 
     def shown(self, request: StubRequest) -> list[dict]:
-        """The facts (with their neighbour memories) a decision call showed the LLM."""
-        body = _FACTS.search(str(request.messages[-1].get("content", "")))
+        """The questions a decision call asked: {"q", "stored", "new", "said"} each."""
+        body = _PAIRS.search(str(request.messages[-1].get("content", "")))
         return [json.loads(line) for line in body.group(1).splitlines()] if body else []
 
     def __call__(self, request: StubRequest) -> Any:
         text = str(request.messages[-1].get("content", "")) if request.messages else ""
-        if _FACTS.search(text):
+        if _PAIRS.search(text):
             if not self.judge_available:
                 return error(503)
-            return json.dumps({"decisions": [self._decide(f) for f in self.shown(request)]})
+            return "\n".join(self._decide(pair) for pair in self.shown(request))
         conversation = text.split("<conversation>", 1)[-1]
         for marker, facts in self.facts.items():
             if marker in conversation:
                 return json.dumps({"memories": facts})
         return json.dumps({"memories": []})
 
-    def _decide(self, shown: dict) -> dict:
-        new = shown["text"]
-        for memory in shown["memories"]:
-            if (memory["text"], new) in self.contradictions:
-                return self._verdict(shown, "contradicts", memory["id"])
-            if (memory["text"], new) in self.restatements:
-                return self._verdict(shown, "same", memory["id"])
-        return self._verdict(shown, "new", None)
-
-    def _verdict(self, shown: dict, decision: str, memory_id: str | None) -> dict:
-        return {
-            "fact": shown["fact"],
-            "decision": decision,
-            "memories": [memory_id] if memory_id else [],
-            "update": self.updates,
-            "reason": "scripted verdict",
-        }
+    def _decide(self, pair: dict) -> str:
+        """One answer line, the reason first and the label last."""
+        key = (pair["stored"], pair["new"])
+        label = (
+            "update"
+            if key in self.contradictions
+            else "same"
+            if key in self.restatements
+            else "compatible"
+        )
+        return f"{pair['q']}: scripted verdict => {label}"

@@ -183,8 +183,9 @@ def test_the_stub_paths_report_their_usage(labelled, no_llm_server, settings):
 
     text = out.getvalue()
     assert "LLM: stub (answers from the labels)" in text
-    # Each case: two extractions and one decision call, at the stub's 12 + 7 tokens each.
-    assert "LLM calls 9, tokens 108 prompt + 63 completion" in text
+    # Each case: two extractions, and a decision call for a pair the linker links (not the
+    # sister's city: another person), at the stub's 12 + 7 tokens each.
+    assert "LLM calls 8, tokens 96 prompt + 56 completion" in text
 
 
 def test_a_server_that_fails_leaves_the_case_unextracted_and_counted(

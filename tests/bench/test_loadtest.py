@@ -72,10 +72,10 @@ def test_the_rules_stub_llm_answers_extraction_and_leaves_decisions_to_the_offli
     try:
         conversation = json.dumps({"role": "user", "content": "I work as a nurse in Leeds."})
         facts = json.loads(ask(stub, f"<conversation>\n{conversation}\n</conversation>"))
-        verdict = json.loads(ask(stub, '<facts>\n{"f1": "a", "m1": "b"}\n</facts>'))
+        verdict = ask(stub, '<pairs>\n{"q": 1, "stored": "a", "new": "b"}\n</pairs>')
     finally:
         stub.stop()
 
     assert facts[0]["caption"] == "User works as a nurse in Leeds"
-    assert verdict == {"decisions": []}
+    assert verdict == "No answer."
     assert len(stub.calls) == 2

@@ -27,7 +27,7 @@ def decide_one(stored, new_text, cosine, judge, *, supersede=False):
         candidates=[candidate(new_text)],
         vectors=np.stack([vector]),
         known=[stored],
-        judge=judge,
+        advice=judge,
         supersede=supersede,
     )
     return decision
@@ -192,7 +192,7 @@ def test_a_same_verdict_naming_the_wrong_memory_leaves_the_restatement_the_readi
         candidates=[candidate("User is a vegan")],
         vectors=np.stack([unit(0.6, 0.3, 0.74)]),
         known=[berlin, vegan],
-        judge=llm_says(Verdict.SAME, "mem_a"),
+        advice=llm_says(Verdict.SAME, "mem_a"),
     )
 
     assert (decision.action, decision.target) == (Action.MERGE, "mem_b")

@@ -31,7 +31,7 @@ def test_the_same_text_in_other_case_and_spacing_is_skipped():
         candidates=[candidate("user  lives in BERLIN.")],
         vectors=np.stack([unit(0, 1, 0)]),
         known=[berlin],
-        judge=rules,
+        advice=rules,
     )
 
     assert decision.action == Action.SKIP
@@ -44,7 +44,7 @@ def test_a_near_duplicate_of_an_active_memory_merges_into_it():
         candidates=[candidate("User likes green tea")],
         vectors=np.stack([unit(1, 0.05, 0)]),
         known=[tea],
-        judge=rules,
+        advice=rules,
     )
 
     assert (decision.action, decision.target) == (Action.MERGE, "mem_a")
@@ -57,7 +57,7 @@ def test_a_near_duplicate_about_another_person_is_not_merged():
         candidates=[candidate("User's sister lives in Oslo")],
         vectors=np.stack([unit(1, 0.05, 0)]),
         known=[mine],
-        judge=rules,
+        advice=rules,
     )
 
     assert decision.action == Action.INSERT
@@ -70,7 +70,7 @@ def test_a_restatement_in_other_words_merges_even_when_the_vectors_are_far_apart
         candidates=[candidate("User mentioned they don't eat meat")],
         vectors=np.stack([unit(0, 1, 0)]),
         known=[vegetarian],
-        judge=rules,
+        advice=rules,
     )
 
     assert (decision.action, decision.target) == (Action.MERGE, "mem_a")
@@ -83,7 +83,7 @@ def test_restating_a_memory_pending_review_adds_nothing():
         candidates=[candidate("User lives in Oslo, Norway")],
         vectors=np.stack([unit(1, 0.01, 0)]),
         known=[pending],
-        judge=rules,
+        advice=rules,
     )
 
     assert decision.action == Action.SKIP
@@ -96,7 +96,7 @@ def test_the_rules_hold_a_contradiction_in_other_words_and_name_the_attribute():
         candidates=[candidate("User said they recently relocated to Munich")],
         vectors=np.stack([unit(0, 1, 0)]),  # far apart: the shared attribute finds it
         known=[berlin],
-        judge=rules,
+        advice=rules,
     )
 
     assert decision.action == Action.HOLD
@@ -110,9 +110,9 @@ def test_an_announced_change_supersedes_under_the_supersede_policy_and_waits_oth
     quit_ = [candidate("User quit smoking three weeks ago")]
     vectors = np.stack([unit(0.6, 0.8, 0)])
 
-    [held] = decide(candidates=quit_, vectors=vectors, known=[smoker], judge=rules)
+    [held] = decide(candidates=quit_, vectors=vectors, known=[smoker], advice=rules)
     [applied] = decide(
-        candidates=quit_, vectors=vectors, known=[smoker], judge=rules, supersede=True
+        candidates=quit_, vectors=vectors, known=[smoker], advice=rules, supersede=True
     )
 
     assert held.action == Action.HOLD
@@ -126,28 +126,37 @@ def test_facts_about_different_people_never_conflict():
         candidates=[candidate("User's sister Ingrid lives in Oslo")],
         vectors=np.stack([unit(0.8, 0.6, 0)]),
         known=[mine],
-        judge=rules,
+        advice=rules,
     )
 
     assert decision.action == Action.INSERT
 
 
-def test_the_llm_judgement_decides_and_its_unusable_answer_falls_back_to_the_rules():
+def test_the_llm_advicement_decides_and_its_unusable_answer_falls_back_to_the_rules():
     berlin = known("mem_a", "User lives in Berlin", unit(1, 0, 0))
-    answers = {0: Judgement(Verdict.CONTRADICTS, ("mem_a",), "moved", ReviewItem.Signal.LLM)}
+    answers = {
+        0: Judgement(Verdict.CONTRADICTS, ("mem_a",), "moved", ReviewItem.Signal.LLM),
+        1: Judgement(Verdict.CONTRADICTS, ("mem_a",), "chess", ReviewItem.Signal.LLM),
+    }
 
     def llm(position, candidate, neighbours):
         return answers.get(position)
 
     decisions = decide(
-        candidates=[candidate("User plays chess"), candidate("User lives in Munich now")],
-        vectors=np.stack([unit(0, 1, 0), unit(0, 0, 1)]),
+        candidates=[
+            candidate("User is based in Hamburg these days"),
+            candidate("User plays chess"),
+            candidate("User lives in Munich now"),
+        ],
+        vectors=np.stack([unit(0, 1, 0), unit(0, -1, 0), unit(0, 0, 1)]),
         known=[berlin],
-        judge=llm,
+        advice=llm,
     )
 
     assert decisions[0].action == Action.HOLD and decisions[0].signal == ReviewItem.Signal.LLM
-    assert decisions[1].action == Action.HOLD and decisions[1].signal == ReviewItem.Signal.RULES
+    # An update the model names for a pair the linker does not link is not taken.
+    assert decisions[1].action == Action.INSERT
+    assert decisions[2].action == Action.HOLD and decisions[2].signal == ReviewItem.Signal.RULES
 
 
 def test_a_later_candidate_is_decided_against_the_earlier_ones_of_the_same_conversation():
@@ -155,7 +164,7 @@ def test_a_later_candidate_is_decided_against_the_earlier_ones_of_the_same_conve
         candidates=[candidate("User has a dog"), candidate("User has a dog called Rex")],
         vectors=np.stack([unit(1, 0, 0), unit(1, 0.02, 0)]),
         known=[],
-        judge=rules,
+        advice=rules,
     )
 
     assert [d.action for d in decisions] == [Action.INSERT, Action.MERGE]
@@ -169,7 +178,7 @@ def test_a_merge_keeps_the_longer_wording_for_the_candidates_that_follow():
         candidates=[candidate("User has a dog called Rex"), candidate("User has a dog called Rex")],
         vectors=np.stack([unit(1, 0.02, 0), unit(0, 1, 0)]),
         known=[dog],
-        judge=rules,
+        advice=rules,
     )
 
     # The second is now the memory's exact text: skipped although its vector is far away.
@@ -209,7 +218,7 @@ def test_two_facts_about_one_person_in_one_conversation_are_two_memories(first, 
         candidates=[candidate(first), candidate(second)],
         vectors=np.stack([unit(1, 0, 0), toward(cosine)]),
         known=[],
-        judge=rules,
+        advice=rules,
     )
 
     assert [d.action for d in decisions] == [Action.INSERT, Action.INSERT]
@@ -225,7 +234,7 @@ def test_a_merge_never_keeps_a_wording_that_leaves_out_the_other_fact():
         candidates=[candidate("User's brother is a nurse and lives in Leeds")],
         vectors=np.stack([toward(0.8)]),
         known=[nurse],
-        judge=rules,
+        advice=rules,
     )
 
     assert decision.action == Action.INSERT
@@ -238,7 +247,7 @@ def test_a_restatement_merges_into_the_wording_that_already_holds_it():
         candidates=[candidate("User's brother works as a nurse")],
         vectors=np.stack([toward(0.6)]),
         known=[both],
-        judge=rules,
+        advice=rules,
     )
 
     assert (decision.action, decision.target) == (Action.MERGE, "mem_a")
@@ -253,7 +262,7 @@ def test_the_same_person_attribute_and_value_in_other_words_merge_at_any_cosine(
         candidates=[candidate(new)],
         vectors=np.stack([toward(0.3)]),
         known=[known("mem_a", stored, unit(1, 0, 0))],
-        judge=rules,
+        advice=rules,
     )
 
     assert (decision.action, decision.target) == (Action.MERGE, "mem_a")
@@ -272,7 +281,7 @@ def test_facts_the_facets_cannot_read_merge_only_at_the_cosine_floor(new, cosine
     seven = known("mem_a", "User's daughter is now seven", unit(1, 0, 0))
 
     [decision] = decide(
-        candidates=[candidate(new)], vectors=np.stack([toward(cosine)]), known=[seven], judge=rules
+        candidates=[candidate(new)], vectors=np.stack([toward(cosine)]), known=[seven], advice=rules
     )
 
     assert decision.action == action

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from extraction.judge import Relation, compare
 from extraction.reader import offline_candidates
+from memories.comparison import Verdict, compare
 from memories.facets import facets_read
 
 DATA = Path(__file__).resolve().parent / "data"
-EXPECTED = {"C": Relation.CONTRADICTS, "S": Relation.SAME, "N": None}
+EXPECTED = {"C": Verdict.CONTRADICTS, "S": Verdict.SAME, "N": None}
 
 
 def pairs(name: str) -> list[tuple[str, str, str]]:
@@ -27,7 +27,7 @@ def pairs(name: str) -> list[tuple[str, str, str]]:
     return rows
 
 
-def relation(new: list, old: list) -> Relation | None:
+def relation(new: list, old: list) -> Verdict | None:
     """The strongest relation between any new and any stored memory (a contradiction wins)."""
     found = None
     for candidate in new:
@@ -36,20 +36,20 @@ def relation(new: list, old: list) -> Relation | None:
                 facets_read(candidate.caption, candidate.full_text),
                 facets_read(memory.caption, memory.full_text),
             )
-            if result and (found is None or result.relation == Relation.CONTRADICTS):
-                found = result.relation
+            if result and (found is None or result.verdict == Verdict.CONTRADICTS):
+                found = result.verdict
     return found
 
 
-def typed(first: str, second: str) -> Relation | None:
+def typed(first: str, second: str) -> Verdict | None:
     old = offline_candidates([{"role": "user", "content": first}])
     new = offline_candidates([{"role": "user", "content": second}])
     return relation(new, old)
 
 
-def worded(stored: str, new: str) -> Relation | None:
+def worded(stored: str, new: str) -> Verdict | None:
     found = compare(facets_read(new, new), facets_read(stored, stored))
-    return found.relation if found else None
+    return found.verdict if found else None
 
 
 READERS = {"everyday_pairs.txt": typed, "llm_worded_pairs.txt": worded}
@@ -68,7 +68,7 @@ FLOORS = {
     [(name, *row) for name in READERS for row in pairs(name) if row[0] == "N"],
 )
 def test_compatible_facts_are_never_held_as_contradictions(name, kind, first, second):
-    assert READERS[name](first, second) != Relation.CONTRADICTS
+    assert READERS[name](first, second) != Verdict.CONTRADICTS
 
 
 @pytest.mark.parametrize(("name", "kind"), sorted(FLOORS))

@@ -85,7 +85,7 @@ def test_an_llm_that_calls_a_second_fact_about_one_person_the_same_loses_nothing
 
     shown = [item for call in llm.decision_calls for item in llm.shown(call)]
     assert any(  # the model was asked about the second fact against the first, and said "same"
-        item["text"] == second and first in [m["text"] for m in item["memories"]] for item in shown
+        item["new"] == second and item["stored"] == first for item in shown
     )
     assert sorted((m.caption, m.status) for m in memories) == sorted(
         (c, "active") for c in captions

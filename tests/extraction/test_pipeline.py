@@ -165,10 +165,10 @@ def test_a_compatible_similar_fact_is_stored_alongside(tenant, llm):
     # The stored fact was shown to the LLM as a neighbour, and it answered "new".
     [call] = llm.decision_calls
     [shown] = llm.shown(call)
-    assert [m["text"] for m in shown["memories"]] == ["User prefers Python"]
+    assert shown["stored"] == "User prefers Python"
 
 
-def test_rules_judge_the_conflict_when_the_llm_judge_is_down(tenant, llm):
+def test_rules_judge_the_conflict_when_the_llm_advice_is_down(tenant, llm):
     user_id = uuid.uuid4()
     llm.learn("first", fact("User lives in Berlin"))
     llm.learn("second", fact("User lives in Munich"))
@@ -365,7 +365,7 @@ def test_an_unusable_decision_reply_leaves_each_candidate_to_the_rules(tenant, l
     llm.learn("second", fact("User mentioned they eat meat most days now", "preference"))
     _extract(tenant, user_id, "first: I'm vegetarian")
     llm_settings.always(
-        lambda request: "I'm not sure." if "<facts>" in request.prompt_text else llm(request)
+        lambda request: "I'm not sure." if "<pairs>" in request.prompt_text else llm(request)
     )
 
     _extract(tenant, user_id, "second: I eat meat most days now")
@@ -385,7 +385,6 @@ def test_an_announced_change_supersedes_at_once_under_the_supersede_policy(
     llm.learn("first", fact("User lives in Berlin"))
     llm.learn("second", fact("User moved to Munich last month"))
     llm.contradict("User lives in Berlin", "User moved to Munich last month")
-    llm.updates = True
 
     _extract(tenant, user_id, "first: I live in Berlin")
     outcome = _extract(tenant, user_id, "second: I moved to Munich last month")
@@ -408,7 +407,6 @@ def test_a_tenant_may_keep_review_when_the_service_supersedes(tenant, llm, setti
     llm.learn("first", fact("User lives in Berlin"))
     llm.learn("second", fact("User moved to Munich"))
     llm.contradict("User lives in Berlin", "User moved to Munich")
-    llm.updates = True
 
     _extract(tenant, user_id, "first: I live in Berlin")
     _extract(tenant, user_id, "second: I moved to Munich")

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.judge import Relation, compare
 from memories.attributes import registry
+from memories.comparison import Verdict, compare
 from memories.facets import Facet, facets_read, read
 from memories.services.memories import memory_create, memory_merge
 from memories.text import content_hash
 from tests.factories import EndUserFactory
 
 
-def relation(old: str, new: str) -> Relation | None:
+def relation(old: str, new: str) -> Verdict | None:
     found = compare(facets_read(new), facets_read(old))
-    return found.relation if found else None
+    return found.verdict if found else None
 
 
 def test_a_registry_entry_is_a_new_kind_of_fact():
@@ -25,7 +25,7 @@ def test_a_registry_entry_is_a_new_kind_of_fact():
 
     assert read("User uses LastPass") == (Facet("user", "password_manager", "lastpass"),)
     assert relation("User uses LastPass", "User moved all their passwords to Bitwarden") == (
-        Relation.CONTRADICTS
+        Verdict.CONTRADICTS
     )
     # The same verb with a value of another class is another attribute.
     assert relation("User uses LastPass", "User uses Linux") is None
@@ -59,11 +59,11 @@ def test_an_open_class_is_never_guessed_from_a_word():
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
-        ("User smokes", "User quit smoking", Relation.CONTRADICTS),
-        ("User is vegetarian", "User started eating meat again", Relation.CONTRADICTS),
-        ("User is vegetarian", "User doesn't eat meat", Relation.SAME),
-        ("User plays the cello", "User sold their cello", Relation.CONTRADICTS),
-        ("User is single", "User has a girlfriend now", Relation.CONTRADICTS),
+        ("User smokes", "User quit smoking", Verdict.CONTRADICTS),
+        ("User is vegetarian", "User started eating meat again", Verdict.CONTRADICTS),
+        ("User is vegetarian", "User doesn't eat meat", Verdict.SAME),
+        ("User plays the cello", "User sold their cello", Verdict.CONTRADICTS),
+        ("User is single", "User has a girlfriend now", Verdict.CONTRADICTS),
         ("User lives in Munich", "User's brother lives in Bergen", None),
         ("User grew up in Manila", "User lives in Toronto", None),
         ("User uses a Mac at work", "User uses Windows for gaming at home", None),

@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from bench.conflicts import PATHS, SPLITS, bench_run, cases_limit, cases_load
 from bench.llm import cost_line, llm_arguments_add, llm_server
+from tenants.models import ConflictPolicy
 
 
 class Command(BaseCommand):
@@ -26,6 +27,13 @@ class Command(BaseCommand):
         parser.add_argument("--path", choices=[*PATHS, "all"], default="all")
         parser.add_argument("--data", help="another JSON-lines file of cases (split 'custom')")
         parser.add_argument("--json", action="store_true", help="one JSON object per run")
+        parser.add_argument(
+            "--policy",
+            choices=[p.value for p in ConflictPolicy],
+            default=ConflictPolicy.SUPERSEDE.value,
+            help="the bench tenant's conflict policy (supersede: held and superseded at once "
+            "both count as held, and the precision of automatic supersession is reported)",
+        )
         parser.add_argument(
             "--misses", action="store_true", help="list the cases each path got wrong"
         )
@@ -57,7 +65,9 @@ class Command(BaseCommand):
         for split, file in splits.items():
             cases = cases_limit(cases_load(file, split=split), limit)
             for path in paths:
-                report = bench_run(cases=cases, split=split, path=path, server=server)
+                report = bench_run(
+                    cases=cases, split=split, path=path, server=server, policy=options["policy"]
+                )
                 summary = report.summary()
                 if options["json"]:
                     self.stdout.write(json.dumps({**summary, "items": report.items()}))
@@ -93,6 +103,11 @@ class Command(BaseCommand):
         line += (
             f"; extraction p50 {summary['extraction_p50_ms']} ms, "
             f"p95 {summary['extraction_p95_ms']} ms"
+        )
+        line += (
+            f"; facts lost {rate('facts_lost')}; superseded at once {rate('superseded')} "
+            f"of contradictions, precision {rate('supersede_precision')}; review load "
+            f"{summary['review_load']} per 100 extractions"
         )
         if summary["not_extracted"]:
             line += f"; {summary['not_extracted']} pair(s) not extracted"

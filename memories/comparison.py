@@ -1,9 +1,11 @@
-"""The offline judge: how a new fact relates to a stored one, compared facet by facet.
+"""The facet comparison: how a new fact relates to a stored one, compared facet by facet.
 
 Each memory carries its facets (`memories.facets`: whose fact, which attribute, what value,
-polarity). `compare` answers CONTRADICTS (they cannot both be true now), SAME (the new one
-restates the stored one) or None (compatible, or nothing to say), with the reason an operator
-reads. Facts about different people, and facts true only in the past, never conflict.
+polarity). `compare` answers a `Verdict`, CONTRADICTS (they cannot both be true now) or SAME
+(the new one restates the stored one), or None (compatible, or nothing to say), with the
+reason an operator reads. Facts about different people, and facts true only in the past, never
+conflict. `Verdict` is the one name of what a decision finds (`extraction.decisions`, and the
+LLM's advice, `extraction.llm_decisions`).
 """
 
 from __future__ import annotations
@@ -11,21 +13,25 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from core.lexicon import lexicon
+from core.lexicon import broader, lexicon
 from memories.attributes import PRACTICE, attribute
 from memories.facets import Facet, kind_of
 
 
-class Relation(enum.StrEnum):
-    CONTRADICTS = "contradicts"
+class Verdict(enum.StrEnum):
+    """What a new fact is to a stored one: new (or compatible), the same fact, or a fact that
+    cannot be true together with it now."""
+
+    NEW = "new"
     SAME = "same"
+    CONTRADICTS = "contradicts"
 
 
 @dataclass(frozen=True)
 class Comparison:
     """What the judge found, why, and whether the new fact announces a change."""
 
-    relation: Relation
+    verdict: Verdict
     reason: str
     explicit_update: bool = False
 
@@ -45,8 +51,20 @@ def _other_value(new: Facet, old: Facet) -> bool:
     if not (a and b) or _place(new) != _place(old):
         return False
     if attribute(new.attribute).values:
-        return a != b
+        return a != b and not (_kind_of(a, b) or _kind_of(b, a))
     return not set(a.split()) & set(b.split())
+
+
+def _kind_of(narrow: str, broad: str) -> bool:
+    """Whether one value is a kind of the other (the kinds lexicon: an ICU nurse is a nurse),
+    so that saying it more or less precisely is no other value."""
+    seen: set[str] = set()
+    while narrow in broader("kinds") and narrow not in seen:
+        seen.add(narrow)
+        narrow = broader("kinds")[narrow]
+        if narrow == broad:
+            return True
+    return False
 
 
 def _place(facet: Facet) -> str:
@@ -76,19 +94,19 @@ def pair_relation(new: Facet, old: Facet) -> Comparison | None:
         ends_it = new.attribute == "owns" and not new.positive and new.value
         of_it = old.positive and old.attribute.startswith(PRACTICE)
         if ends_it and of_it and _same_value(new.value, old.value):
-            return Comparison(Relation.CONTRADICTS, f"'{old.value}': gone now", True)
+            return Comparison(Verdict.CONTRADICTS, f"'{old.value}': gone now", True)
         return None
     label = _label(new)
     if new.positive and old.positive:
         if _same_value(new.value, old.value) and new.scope == old.scope:
-            return Comparison(Relation.SAME, f"same {label}: {new.value or old.value}")
+            return Comparison(Verdict.SAME, f"same {label}: {new.value or old.value}")
         if (
             _single(new)
             and _other_value(new, old)
             and not attribute(new.attribute).compatible_values(new.value, old.value)
         ):
             return Comparison(
-                Relation.CONTRADICTS,
+                Verdict.CONTRADICTS,
                 f"different {label}: '{old.value}' before, '{new.value}' now",
                 explicit_update=new.change,
             )
@@ -102,14 +120,14 @@ def pair_relation(new: Facet, old: Facet) -> Comparison | None:
             value = old.value or new.value
             quoted = f" '{value}'" if value else ""  # "does (smok…): yes before, no now"
             return Comparison(
-                Relation.CONTRADICTS,
+                Verdict.CONTRADICTS,
                 f"{label}{quoted}: {'yes' if old.positive else 'no'} before, "
                 f"{'yes' if new.positive else 'no'} now",
                 explicit_update=new.change or not new.positive,
             )
         return None
     if _same_value(new.value, old.value):
-        return Comparison(Relation.SAME, f"same: not {label} {new.value}".rstrip())
+        return Comparison(Verdict.SAME, f"same: not {label} {new.value}".rstrip())
     return None
 
 
@@ -123,7 +141,7 @@ def compare(new: tuple[Facet, ...], old: tuple[Facet, ...]) -> Comparison | None
             found = pair_relation(new_facet, old_facet)
             if found is None:
                 continue
-            if found.relation == Relation.CONTRADICTS:
+            if found.verdict == Verdict.CONTRADICTS:
                 return found
             same = same or found
     if same is not None and not (restates(new, old) or restates(old, new)):
