@@ -205,3 +205,9 @@ def opens_without_i(words: list[str]) -> bool:
         return False  # "work has been a lot lately": the word is the subject, not a verb
     opening = " ".join(words[:2])
     return any(opening == p or opening.startswith(f"{p} ") for p in lexicon("pro_drop"))
+
+
+def without_instructions(messages: Iterable[dict]) -> list[dict]:
+    """The messages, less those that instruct the extractor or the assistant ("ignore
+    previous instructions", "SYSTEM:"): data for the model, never facts to read."""
+    return [m for m in messages if not instructs(str(m.get("content", "")))]

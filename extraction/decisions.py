@@ -149,6 +149,11 @@ def new_ref(position: int) -> str:
     return f"new:{position}"
 
 
+def _said_now(ref: str) -> bool:
+    """Whether `ref` names a memory of this conversation's own candidates (`new_ref`)."""
+    return ref.startswith("new:")
+
+
 def decide(
     *,
     candidates: Sequence[Candidate],
@@ -354,10 +359,15 @@ def _decide_one(
     )
 
     if judgement.verdict == Verdict.CONTRADICTS:
+        # Only what was stored before this conversation can be contradicted: its own
+        # statements were said at one time, and a change said within it ("i was a nurse, now
+        # i'm a paralegal", "sorry, i meant 34") is read by the clause reader, not held.
         conflicts = tuple(
             Conflict(ref, by_ref[ref].similarity)
             for ref in judgement.refs
-            if ref in by_ref and by_ref[ref].memory.status == Memory.Status.ACTIVE
+            if ref in by_ref
+            and by_ref[ref].memory.status == Memory.Status.ACTIVE
+            and not _said_now(ref)
         )
         if conflicts:
             action = Action.SUPERSEDE if supersede and judgement.explicit_update else Action.HOLD

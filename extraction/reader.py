@@ -30,7 +30,7 @@ from core.metrics import READER_CLAUSES_SKIPPED
 from core.words import word_spans, words_of
 from extraction import subjectless
 from extraction.candidates import Candidate
-from extraction.clauses import instructs, opens_without_i, user_clauses
+from extraction.clauses import opens_without_i, user_clauses, without_instructions
 from extraction.definite import definite_mine, relations_of
 from extraction.introductions import introductions
 from extraction.kept import caption_kept, caption_of
@@ -493,9 +493,3 @@ def offline_candidates(
     LLM): the user's own statements, no message that instructs the extractor read; the
     clauses it could not read are added to `skipped`."""
     return read_statements(without_instructions(messages), skipped=skipped)
-
-
-def without_instructions(messages: Iterable[dict]) -> list[dict]:
-    """The messages, less those that instruct the extractor or the assistant ("ignore
-    previous instructions", "SYSTEM:"): data for the model, never facts to read."""
-    return [m for m in messages if not instructs(str(m.get("content", "")))]

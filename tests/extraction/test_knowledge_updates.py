@@ -213,3 +213,21 @@ def test_the_other_facts_of_the_users_clause_link_nothing():
     berlin = reading("User lives in Berlin")
 
     assert not link(reading("User works at Acme", said), berlin, 0.0)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "my uncle is 81 and still sails every summer, hes a retired ferry captain from oban",
+        "we finally bought a flat!! my brother is helping with the painting, hes a retired decorator",
+        "been a night porter at a hotel for 6 years and i hate the weekend rotas",
+        "im a pharmacist and i run the vaccine clinic at our branch, been there since 2018",
+    ],
+)
+def test_the_facts_of_one_conversation_never_hold_each_other_for_review(tenant, offline, message):
+    user_id = uuid.uuid4()
+    _say(tenant, user_id, message)
+    held = Memory.objects.filter(
+        end_user__external_id=user_id, status=Memory.Status.PENDING_REVIEW
+    ).values_list("caption", flat=True)
+    assert list(held) == [] and len(_active(user_id)) >= 2, _active(user_id)
