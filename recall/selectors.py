@@ -58,7 +58,7 @@ def memory_ranked(
         personal=personal,
         general=general,
         domains=wanted,
-        about_self=about_self(prompt, wanted),
+        about_self=about_self(prompt, wanted, index.people_names),
     )
     ranked = rank(index=index, query=query, mode=mode, limit=limit, explain=explain)
     notes: dict = {}
