@@ -81,3 +81,11 @@ def test_a_prompt_about_the_user_gets_nothing_of_their_peoples_health(
 
     assert recall.explanation["about_self"] is True
     assert not [m.caption for m in recall.memories if m.caption.startswith("User's")]
+
+
+@pytest.mark.parametrize("prompt", ["what's a good time to ring Callum?", "is callum on nights"])
+def test_a_question_naming_one_of_the_users_people_is_not_a_general_question(nurse, prompt):
+    recall = _recall(nurse, prompt)
+
+    assert recall.explanation["general_question"] is False
+    assert recall.memories[0].caption == "User's brother Callum is a firefighter in Glasgow"
