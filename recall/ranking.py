@@ -277,4 +277,11 @@ def _why(
     if needed is not None and needed.size:
         why["best_domain_need"] = round(float(needed.max()), 4)
         why["domain_floor"] = params.need_floor
+        reached = needed >= params.need_floor
+        if cosine is not None and reached.any() and np.isfinite(params.need_z):
+            # The domain reached memories, but none closer to the prompt than the user's
+            # average one: how far above that average the closest of them came.
+            z = (cosine - cosine.mean()) / max(float(cosine.std()), 1e-6)
+            why["best_domain_z"] = round(float(z[reached].max()), 4)
+            why["domain_z_floor"] = params.need_z
     return why

@@ -89,3 +89,10 @@ def test_a_question_naming_one_of_the_users_people_is_not_a_general_question(nur
 
     assert recall.explanation["general_question"] is False
     assert recall.memories[0].caption == "User's brother Callum is a firefighter in Glasgow"
+
+
+def test_explain_says_the_domain_reached_only_memories_further_than_average(nurse):
+    why = _recall(nurse, "my puppy keeps chewing the sofa, what do I do").explanation
+
+    assert why["best_domain_need"] >= why["domain_floor"]
+    assert why["best_domain_z"] < why["domain_z_floor"] == 0.0
