@@ -25,8 +25,16 @@ from django.db import transaction
 
 from bench.llm import ItemCost, cost_summary
 from bench.recall import DATA, RecallLabels, bench_memories_create, percentile, recall_measured
+from memories.facets import category_of
 from memories.models import EndUser, Memory, ReviewItem
 from memories.services.conflicts import review_item_file
+from recall.context import (
+    DEFAULT_CONTEXT_TOKENS,
+    PROFILE,
+    PROFILE_LINES,
+    TIER_SHARES,
+    memory_context,
+)
 from tenants.models import Tenant
 
 PROMPTS_DEV = DATA / "prompts_dev.json"
@@ -93,6 +101,11 @@ def prompts_users_create(*, tenant: Tenant, data: dict) -> list[PromptsUser]:
             captions=[m["caption"] for m in memories],
         )
         by_key = {m["key"]: i for m, i in zip(memories, ids, strict=True)}
+        # Filed under the category extraction gives each caption (as `extraction.pipeline`
+        # does), so the context's profile tier sees the set as it would a real user's memories.
+        for memory in memories:
+            if category := category_of(memory["caption"]):
+                Memory.objects.filter(id=by_key[memory["key"]]).update(category=category)
         for memory in memories:
             if memory.get("status") == PENDING:
                 _held_for_review(by_key[memory["key"]], by_key[memory["conflicts_with"]])
@@ -225,4 +238,74 @@ def _scored(prompt: dict, keys: list[str], about: dict[str, str]) -> dict:
         # A prompt about the user whose first memory is about someone else; None when the
         # prompt is not about the user or needs nothing.
         "other_first": (bool(keys) and about[keys[0]] != SELF) if own else None,
+    }
+
+
+def prompts_context(*, users: list[PromptsUser], max_tokens: int = DEFAULT_CONTEXT_TOKENS) -> dict:
+    """The context each prompt gets from the real builder (`recall.context.memory_context`, the
+    configured recall mode, the default budget): its lines per prompt, by tier, and the set's
+    conflicting pairs (a fact held for review and the fact it would replace) it shows without
+    marking which one holds."""
+    items = []
+    for user in users:
+        ids = {key: memory_id for memory_id, key in user.keys.items()}
+        pairs = [
+            (ids[m["key"]], ids[m["conflicts_with"]])
+            for m in user.data["memories"]
+            if m.get("status") == PENDING
+        ]
+        for prompt in user.data["prompts"]:
+            context = memory_context(
+                tenant=user.end_user.tenant,
+                external_id=str(user.end_user.external_id),
+                prompt=prompt["prompt"],
+                max_tokens=max_tokens,
+            )
+            items.append(_context_scored(prompt, context.memories, pairs))
+    return _context_figures(items)
+
+
+def _context_scored(prompt: dict, memories: list, pairs: list[tuple[str, str]]) -> dict:
+    """One prompt's context: its lines by tier, and its conflicting pairs shown (both facts in
+    the block) marked (the pending one as unconfirmed, or the other as earlier) or not."""
+    shown = {m.id: m for m in memories}
+    marked = {pending for m in memories for pending, _ in m.unconfirmed}
+    tiers = {tier: sum(m.tier == tier for m in memories) for tier in TIER_SHARES}
+    pairs_shown = pairs_unmarked = 0
+    for pending, existing in pairs:
+        if existing in shown and (pending in shown or pending in marked):
+            pairs_shown += 1
+            if pending not in marked and not shown[existing].earlier:
+                pairs_unmarked += 1
+    return {
+        "prompt": prompt["prompt"],
+        "kind": prompt["kind"],
+        # One line per memory, and one per fact held for review shown under it.
+        "lines": len(memories) + sum(len(m.unconfirmed) for m in memories),
+        "tiers": tiers,
+        "pairs_shown": pairs_shown,
+        "pairs_unmarked": pairs_unmarked,
+    }
+
+
+def _context_figures(items: list[dict]) -> dict:
+    lines = [i["lines"] for i in items]
+    profile = [i["tiers"][PROFILE] for i in items]
+    empty_kinds = [i for i in items if i["kind"] in EMPTY_KINDS]
+    return {
+        "prompts": len(items),
+        "lines_mean": round(float(np.mean(lines)), 2) if lines else 0.0,
+        "lines_max": max(lines, default=0),
+        "lines_by_tier_mean": {
+            tier: round(float(np.mean([i["tiers"][tier] for i in items])), 2) if items else 0.0
+            for tier in TIER_SHARES
+        },
+        "profile_lines_max": max(profile, default=0),
+        "prompts_over_profile_lines": sum(p > PROFILE_LINES for p in profile),
+        "empty_when_nothing_fits": _rate(
+            sum(i["lines"] == 0 for i in empty_kinds), len(empty_kinds)
+        ),
+        "conflicting_pairs_shown": sum(i["pairs_shown"] for i in items),
+        "conflicting_pairs_unmarked": sum(i["pairs_unmarked"] for i in items),
+        "items": items,
     }

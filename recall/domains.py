@@ -308,16 +308,19 @@ def reading(prompt: str) -> tuple[bool, bool]:
     return (not general and asks), general
 
 
-def about_self(prompt: str, prompt_needs: np.ndarray | None = None) -> bool:
+def about_self(
+    prompt: str, prompt_needs: np.ndarray | None = None, people: frozenset[str] = frozenset()
+) -> bool:
     """Whether the prompt asks about the user themself: in the first person singular ("where
     do i live?", "help me write a cover letter"), naming none of their people (no "mum",
-    "sister", "dog", no name) and not needing the domain of the people around them (`needs`:
-    "a surprise for my other half", "a party for my youngest"). Such a prompt is answered by
-    the user's own facts first."""
+    "sister", "dog", no name, capitalised or one of `people`, the names the user's memories
+    give their people) and not needing the domain of the people around them (`needs`: "a
+    surprise for my other half", "a party for my youngest"). Such a prompt is answered by the
+    user's own facts first."""
     if prompt_needs is not None and prompt_needs[_PEOPLE] >= PEOPLE_NEED:
         return False
     words = [word.removesuffix("'s").removesuffix("'") for word in words_of(_own_words(prompt))]
-    if not set(words) & lexicon("first_person_singular") or names(prompt):
+    if not set(words) & lexicon("first_person_singular") or names(prompt) or people & set(words):
         return False
     padded = f" {' '.join(words)} "
     return not any(f" {person} " in padded for person in lexicon("people"))

@@ -37,12 +37,12 @@ from recall.lexical import tokenize
 
 logger = logging.getLogger(__name__)
 
-# v2 added life-domain memberships; v3 whom each memory is about (the version key); v4 terms
-# from `core.words` (a word of any script is one term), so an older cached index's terms would
-# not meet a prompt's. The domains' fingerprint retires cached memberships computed from older
-# word lists.
-_VERSION_KEY = "recall:v3:version:{end_user_id}"
-_INDEX_KEY = "recall:v4:index:{end_user_id}:{stamp}:" + FINGERPRINT
+# v2 added life-domain memberships, v3 whom each memory is about, v4 the names of the user's
+# people; index v5: terms from `core.words` (a word of any script is one term), so an older
+# cached index's terms would not meet a prompt's. The domains' fingerprint retires cached
+# memberships computed from older word lists.
+_VERSION_KEY = "recall:v4:version:{end_user_id}"
+_INDEX_KEY = "recall:v5:index:{end_user_id}:{stamp}:" + FINGERPRINT
 # A shared-cache entry outlives no write (the stamp changes), so the TTL only bounds memory.
 _INDEX_TTL_SECONDS = 24 * 3600
 _LOCAL_MAX_USERS = 2048
@@ -81,6 +81,10 @@ class UserIndex:
     # Whether each memory is about one of the user's people ("User's mum lives in York"),
     # not the user themself: a prompt about the user ranks these after the user's own facts.
     others: np.ndarray
+    # The names of the user's people, lower-cased ("hannah" of "User's sister Hannah is a
+    # nurse"): a prompt naming one ("hannah's had a rough week") is about them, not the user,
+    # however it is capitalised.
+    people_names: frozenset[str] = frozenset()
 
     @property
     def size(self) -> int:
@@ -149,6 +153,7 @@ def index_build(
             previous[row] = last_row[session]
             following[last_row[session]] = row
         last_row[session] = row
+    others = np.array([subject_of(caption) != "user" for caption in captions], dtype=bool)
     return UserIndex(
         end_user_id=end_user_id,
         stamp=stamp,
@@ -169,13 +174,20 @@ def index_build(
         subjects=frozenset(
             match[0].lower() for caption in captions if (match := _SUBJECT.match(caption))
         ),
-        others=np.array([subject_of(caption) != "user" for caption in captions], dtype=bool),
+        others=others,
+        people_names=frozenset(
+            match[1].lower()
+            for caption, other in zip(captions, others, strict=True)
+            if other and (match := _PERSON_NAME.match(caption))
+        ),
     )
 
 
 HUB_NEIGHBOURS = 20
 # The name a caption opens with: "Caroline" of "Caroline: ..." (a turn) and of "Caroline's ...".
 _SUBJECT = re.compile(r"[^\W\d_]+")
+# A name right after whose it is: "User's sister Hannah", "User's best friend Priya".
+_PERSON_NAME = re.compile(r"\w+'s (?:[a-z]+ ){1,2}?([A-Z][a-z]+)\b")
 
 
 def _hubness(vectors: np.ndarray) -> np.ndarray:

@@ -48,12 +48,20 @@ class RankingParams:
     need_weight: float = 0.5
     need_floor: float = 0.5
     need_cosine: float = 0.0
+    # ... and only if it is at least this many standard deviations above the user's mean
+    # cosine to the prompt: a domain reaches every memory in it, and one that is further from
+    # the prompt than the user's average memory is no evidence that the prompt is about them
+    # ("my cat keeps sneezing" needs pets and home, but "User lives in Leeds" says nothing of
+    # a cat). Relative to the user's own memories, so no scale to calibrate per model; off
+    # (-inf) for the hashing embedder, whose cosines measure shared words, not meaning: a
+    # memory sharing none sits at noise around 0 whatever it is about.
+    need_z: float = 0.0
     # A general question ("how long do cats live?") is answered from general knowledge even
     # when the user has a cat: only a memory this close counts (cosine).
     general_cosine: float = 0.5
     # A prompt about the user themself ("where do i live?") is answered by the user's own
     # facts: a fact about one of their people keeps this share of its score (ranking only).
-    others_weight: float = 0.5
+    others_weight: float = 0.25
 
 
 DEFAULT_PARAMS = RankingParams()
@@ -76,7 +84,14 @@ def params_for(model_id: str) -> RankingParams:
     if model_id not in _FLOORS:
         return DEFAULT_PARAMS
     strong, weak, general = _FLOORS[model_id]
-    return replace(DEFAULT_PARAMS, strong_cosine=strong, weak_cosine=weak, general_cosine=general)
+    need_z = -np.inf if model_id == HASHING_MODEL_ID else DEFAULT_PARAMS.need_z
+    return replace(
+        DEFAULT_PARAMS,
+        strong_cosine=strong,
+        weak_cosine=weak,
+        general_cosine=general,
+        need_z=need_z,
+    )
 
 
 @dataclass(frozen=True)
@@ -153,6 +168,10 @@ def rank(
     base = None
     if mode == "hybrid" and query.personal and query.domains is not None:
         needed = need(query.domains, index.domains)
+        if query.about_self:
+            # A prompt about the user themself needs their own facts of its domains, not
+            # their people's ("tips for my first marathon": not the mother's allergy).
+            needed = np.where(index.others, 0.0, needed)
 
     if mode == "lexical":
         scores = lexical
@@ -172,7 +191,12 @@ def rank(
             )
         if needed is not None:
             # A personal request reaches what its domains need, even without a shared word.
-            strong |= (needed >= params.need_floor) & (cosine >= params.need_cosine)
+            z = (cosine - cosine.mean()) / max(float(cosine.std()), 1e-6)
+            strong |= (
+                (needed >= params.need_floor)
+                & (cosine >= params.need_cosine)
+                & (z >= params.need_z)
+            )
         if not strong.any():
             return _empty(_why(floor, cosine, needed, params) if explain else None)
         top = float(lexical.max())
@@ -253,4 +277,11 @@ def _why(
     if needed is not None and needed.size:
         why["best_domain_need"] = round(float(needed.max()), 4)
         why["domain_floor"] = params.need_floor
+        reached = needed >= params.need_floor
+        if cosine is not None and reached.any() and np.isfinite(params.need_z):
+            # The domain reached memories, but none closer to the prompt than the user's
+            # average one: how far above that average the closest of them came.
+            z = (cosine - cosine.mean()) / max(float(cosine.std()), 1e-6)
+            why["best_domain_z"] = round(float(z[reached].max()), 4)
+            why["domain_z_floor"] = params.need_z
     return why

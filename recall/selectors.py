@@ -11,6 +11,7 @@ import logging
 import numpy as np
 from django.conf import settings
 
+from core.lexicon import words_of
 from integrations.embeddings import EmbeddingError, embed_query
 from recall.domains import about_self, asked_as_question, names, needs, reading
 from recall.index import UserIndex
@@ -50,15 +51,19 @@ def memory_ranked(
             logger.warning("recall: query embedding failed, ranking lexically", exc_info=True)
     personal, general = reading(prompt)
     wanted = needs(prompt, query_vector, index.model_id) if personal else None
-    # A question naming whom the memories are about ("When did Caroline move?") is about them.
-    general = general and not any(name.lower() in index.subjects for name in names(prompt))
+    # A question naming whom the memories are about ("When did Caroline move?") or one of the
+    # user's people, capitalised or not ("what's a good time to phone claire"), is about them.
+    general = general and not (
+        any(name.lower() in index.subjects for name in names(prompt))
+        or index.people_names & {word.removesuffix("'s") for word in words_of(prompt)}
+    )
     query = Query(
         vector=query_vector,
         terms=tokenize(prompt),
         personal=personal,
         general=general,
         domains=wanted,
-        about_self=about_self(prompt, wanted),
+        about_self=about_self(prompt, wanted, index.people_names),
     )
     ranked = rank(index=index, query=query, mode=mode, limit=limit, explain=explain)
     notes: dict = {}

@@ -258,3 +258,44 @@ def test_an_unreadable_prompts_file_is_a_clear_error(locomo_file, tmp_path):
 
     with pytest.raises(CommandError, match="cannot load"):
         run(locomo_file, "--prompts", str(path))
+
+
+def test_a_conflicting_pair_counts_as_unmarked_only_when_both_show_as_facts():
+    from bench.prompts import _context_scored
+    from recall.context import PROFILE, RELEVANT, ContextMemory
+
+    asked = prompt("where do i work", "personal", ["job"])
+    job = ContextMemory("m_job", "User is a nurse", RELEVANT, 0.5)
+    pending = ContextMemory("m_new", "User is a paramedic", RELEVANT, 0.4)
+    marked = ContextMemory("m_job", "User is a nurse", RELEVANT, 0.5,
+                           unconfirmed=(("m_new", "User is a paramedic"),))  # fmt: skip
+    city = ContextMemory("m_city", "User lives in Leeds", PROFILE, 1.0)
+    pairs = [("m_new", "m_job")]
+
+    both_plain = _context_scored(asked, [job, pending, city], pairs)
+    beside = _context_scored(asked, [marked, city], pairs)
+    alone = _context_scored(asked, [job, city], pairs)
+
+    assert (both_plain["pairs_shown"], both_plain["pairs_unmarked"]) == (1, 1)
+    assert (beside["pairs_shown"], beside["pairs_unmarked"]) == (1, 0)
+    assert (alone["pairs_shown"], alone["pairs_unmarked"]) == (0, 0)
+    # The unconfirmed fact is a line of its own, under the one it would replace.
+    assert beside["lines"] == 3 and beside["tiers"] == {"relevant": 1, "session": 0, "profile": 1}
+
+
+@pytest.mark.django_db
+def test_the_bench_reports_the_context_each_prompt_gets_from_the_real_builder(
+    locomo_file, tiny, settings
+):
+    settings.RECALL_MODE = "hybrid"
+
+    report = run(locomo_file, "--methods", "hybrid", "--prompts", str(tiny))
+    context = report["prompts_context"]["tiny_prompts"]
+
+    assert context["prompts"] == 4
+    by_prompt = {i["prompt"]: i for i in context["items"]}
+    # A general question gets no context at all; a personal one at least its answer.
+    assert by_prompt["how do magnets work?"]["lines"] == 0
+    assert by_prompt["where do i live?"]["lines"] >= 1
+    assert context["conflicting_pairs_unmarked"] == 0
+    assert context["lines_max"] >= context["lines_mean"] > 0

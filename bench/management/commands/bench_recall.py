@@ -14,6 +14,7 @@ from bench.llm import ItemCost, LLMServer, cost_line, cost_summary, llm_argument
 from bench.locomo import CORPORA, Conversation, Metrics, locomo_load, parse_range
 from bench.prompts import (
     PROMPTS_DEV,
+    prompts_context,
     prompts_evaluate,
     prompts_labels,
     prompts_limit,
@@ -261,6 +262,7 @@ class Command(BaseCommand):
                     report["prompt_sets"][path.stem]["hints"] = hints
         if options["prompts"] is not None:
             report["prompts_sets"] = {}
+            report["prompts_context"] = {}
             for path in options["prompts"] or [PROMPTS_DEV]:
                 data = prompts_limit(prompts_load(path), options["limit"])
                 users = prompts_users_create(tenant=tenant, data=data)
@@ -273,6 +275,11 @@ class Command(BaseCommand):
                     )
                     for method in methods
                 }
+                # The context is built once, in the configured mode (what the API serves).
+                context = prompts_context(users=users)
+                if not options["json"]:
+                    context.pop("items")
+                report["prompts_context"][path.stem] = context
         return report
 
     def _hints(self, end_user: EndUser, server: LLMServer) -> dict:
@@ -347,6 +354,8 @@ class Command(BaseCommand):
             self.stdout.write("")
             for line in _prompts_lines(report["prompts_sets"]):
                 self.stdout.write(line)
+            for line in _context_lines(report["prompts_context"]):
+                self.stdout.write(line)
 
 
 def _prompts_lines(sets: dict) -> list[str]:
@@ -382,6 +391,26 @@ def _prompts_lines(sets: dict) -> list[str]:
     for name, by_method in sets.items():
         for method, r in by_method.items():
             lines.append(f"{name} {method}: {cost_line(r['usage'], item='prompt')}")
+    return lines
+
+
+def _context_lines(sets: dict) -> list[str]:
+    """The context each prompt gets (the real builder, the configured mode, default budget)."""
+    lines = [
+        "",
+        "| prompts set | context lines per prompt, mean (max) | relevant / session / profile, "
+        "mean | profile lines, max | prompts over the profile cap | empty when nothing fits % "
+        "| conflicting pairs shown | of them unmarked |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, c in sets.items():
+        tiers = " / ".join(str(v) for v in c["lines_by_tier_mean"].values())
+        lines.append(
+            f"| {name} | {c['lines_mean']} ({c['lines_max']}) | {tiers} | "
+            f"{c['profile_lines_max']} | {c['prompts_over_profile_lines']} | "
+            f"{c['empty_when_nothing_fits']} | {c['conflicting_pairs_shown']} | "
+            f"{c['conflicting_pairs_unmarked']} |"
+        )
     return lines
 
 
