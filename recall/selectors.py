@@ -11,7 +11,7 @@ import logging
 import numpy as np
 from django.conf import settings
 
-from core.lexicon import words_of
+from core.words import words_of
 from integrations.embeddings import EmbeddingError, embed_query
 from recall.domains import about_self, asked_as_question, names, needs, reading
 from recall.index import UserIndex

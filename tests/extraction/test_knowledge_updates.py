@@ -219,7 +219,7 @@ def test_the_other_facts_of_the_users_clause_link_nothing():
     "message",
     [
         "my uncle is 81 and still sails every summer, hes a retired ferry captain from oban",
-        "we finally bought a flat!! my brother is helping with the painting, hes a retired decorator",
+        "bought a flat!! my brother is helping with the painting, hes a retired decorator",
         "been a night porter at a hotel for 6 years and i hate the weekend rotas",
         "im a pharmacist and i run the vaccine clinic at our branch, been there since 2018",
     ],
