@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from extraction.candidates import Candidate
 from extraction.judge import Relation, compare, distinct, restates, shares_attribute
 from memories.facets import Facet, facets_read, subject_of
 from memories.models import Memory, ReviewItem
-from memories.text import content_hash
+from memories.text import content_hash, normalise_text
 
 # Cosine similarity at or above which a candidate restates an existing memory without the
 # facets agreeing (on the dev pairs, rewordings of one fact sit at 0.67-0.86, compatible facts
@@ -301,6 +301,14 @@ def _decide_one(
 ) -> Decision:
     digest = content_hash(candidate.full_text)
     duplicate = next((memory for memory in known if memory.content_hash == digest), None)
+    if duplicate is not None and normalise_text(duplicate.caption) != normalise_text(
+        candidate.caption
+    ):
+        # One full text for two facts (a model's summary of both): the fact is its caption,
+        # which is decided on its own, never skipped as said already.
+        candidate = replace(candidate, full_text=f"{candidate.caption.rstrip('.')}.")
+        digest = content_hash(candidate.full_text)
+        duplicate = next((memory for memory in known if memory.content_hash == digest), None)
     if duplicate is not None:  # an exact duplicate
         return Decision(candidate, Action.SKIP, digest, vector, target=duplicate.ref)
     neighbours = neighbours_find(candidate, vector, known)
