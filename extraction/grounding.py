@@ -186,11 +186,13 @@ def _negation_lost(caption: str, evidence: Evidence) -> bool:
     content = [_stem(w) for w in words_of(caption) if w not in lexicon("generic_words")]
     if not content:
         return False
-    head = content[0]
+    head, then = content[0], content[1:2]
     # The negation must come shortly before what it negates: "I don't like spicy food", not
-    # "went vegan in january, never going back".
+    # "went vegan in january, never going back"; and what it negates is the caption's, its
+    # next word following ("i hate the weekend shifts" does not negate "a shift manager").
     return any(
         _negated(clause, at)
+        and (not then or any(_stem(w) in then for w in clause[at + 1 : at + 1 + _NEGATION_REACH]))
         for clause in evidence.negative
         for at, word in enumerate(clause)
         if _stem(word) == head
