@@ -246,13 +246,14 @@ def same_fact(candidate: Candidate, target: Neighbour) -> bool:
 def _keeps_both(candidate: Candidate, memory: KnownMemory) -> bool:
     """Whether the wording a merge keeps (the longer, as `memory_merge` does) states every
     facet of the other: "User has a dog called Rex" holds "User has a dog", but neither of
-    "User's mum has dementia" and "User's mum lives with them" holds the other. A text whose
-    facets cannot be read holds nothing and is held by nothing."""
-    new = candidate_facets(candidate)
+    "User's mum has dementia" and "User's mum lives with them" holds the other. What holds is
+    the kept caption, which is what recall and the assistant's context show: "User is a nurse"
+    whose full text adds "mostly works nights" does not hold "User mostly works nights". A
+    text whose facets cannot be read holds nothing and is held by nothing."""
     if len(candidate.full_text) > len(memory.full_text):
-        return restates(new, memory.facets, subject_of(memory.caption))
-    kept = facets_read(memory.caption, memory.full_text)  # its text, not what merges added
-    return restates(kept, new, subject_of(candidate.caption))
+        return restates(facets_read(candidate.caption), memory.facets, subject_of(memory.caption))
+    kept = facets_read(memory.caption)  # its caption, not what its text or merges added
+    return restates(kept, candidate_facets(candidate), subject_of(candidate.caption))
 
 
 def checked_judgement(

@@ -43,3 +43,55 @@ def test_two_facts_the_model_wrote_one_full_text_for_are_two_memories(
     ScriptedLLM(llm_settings).learn(message, *(fact(c, full_text=full_text) for c in captions))
 
     assert _stored(tenant, message) == sorted(captions)
+
+
+@pytest.mark.parametrize(
+    ("message", "detailed", "full_text", "other"),
+    [
+        ("my wife just got promoted to head of sales, shes been at the firm 12 years",
+         "User's wife got promoted to head of sales",
+         "User's wife, who has been at the firm for 12 years, got promoted to head of sales.",
+         "User's wife has been at the firm for 12 years"),
+        ("our cat luna is 14 and she has kidney disease",
+         "User's cat Luna has kidney disease",
+         "User's cat Luna is 14 years old and has kidney disease.",
+         "User's cat Luna is 14"),
+    ],
+)  # fmt: skip
+def test_a_fact_only_the_full_text_of_another_states_is_not_merged_into_it(
+    tenant, llm_settings, message, detailed, full_text, other
+):
+    llm = ScriptedLLM(llm_settings)
+    llm.learn(message, fact(detailed, full_text=full_text), fact(other))
+
+    assert _stored(tenant, message) == sorted([detailed, other])
+
+
+@pytest.mark.parametrize(
+    ("message", "detailed", "full_text", "other"),
+    [
+        ("im a porter at the royal infirmary, nights mostly",
+         "User is a porter at the Royal Infirmary",
+         "User is a porter at the Royal Infirmary and mostly works nights.",
+         "User mostly works nights"),
+        ("our dog biscuit is a beagle, hes 9",
+         "User's dog Biscuit is a beagle",
+         "User's dog Biscuit is a beagle and is 9 years old.",
+         "User's dog Biscuit is 9"),
+        ("my mum is a retired teacher, she lives in wales",
+         "User's mum is a retired teacher",
+         "User's mum is a retired teacher and lives in Wales.",
+         "User's mum lives in Wales"),
+    ],
+)  # fmt: skip
+def test_a_fact_only_the_full_text_of_another_caption_states_stays_its_own_memory(
+    tenant, llm_settings, message, detailed, full_text, other
+):
+    # The model's second fact repeats what its first one's full text said; the context an
+    # assistant reads shows captions, so folding it in would hide it.
+    llm = ScriptedLLM(llm_settings)
+    llm.learn(message, fact(detailed, full_text=full_text), fact(other))
+
+    stored = _stored(tenant, message)
+
+    assert detailed in stored and other in stored
