@@ -31,7 +31,9 @@ def statements_missed(
     covers a statement when they share half the content words of the shorter, are about the
     same person, and, when the statement's facets can be read, the candidate restates them
     (`judge.restates`): "User's husband is allergic to shellfish" does not cover "User is
-    allergic to peanuts", nor "... allergic to nuts" cover "... vegan"."""
+    allergic to peanuts", nor "... allergic to nuts" cover "... vegan", nor a caption whose
+    full text alone says it ("User's dog is a beagle", "... and is 9") cover "User's dog is
+    9"."""
     covered = list(candidates)
     missed = []
     for statement in read_statements(messages, skipped=skipped):
@@ -48,5 +50,9 @@ def _covers(candidate: Candidate, statement: Candidate) -> bool:
     about = caption_subject(statement.caption)
     if caption_subject(candidate.caption) != about:
         return False
+    if words <= theirs:
+        return True  # the caption says every word of it
     said = facets_read(statement.caption)
-    return not said or restates(facets_read(candidate.caption, candidate.full_text), said, about)
+    # The candidate's caption, which is what the assistant's context shows: a fact only its
+    # full text adds ("... and is 9 years old") is not covered.
+    return not said or restates(facets_read(candidate.caption), said, about)

@@ -95,3 +95,22 @@ def test_a_fact_only_the_full_text_of_another_caption_states_stays_its_own_memor
     stored = _stored(tenant, message)
 
     assert detailed in stored and other in stored
+
+
+@pytest.mark.parametrize(
+    ("message", "given", "full_text", "added"),
+    [
+        ("our dog biscuit is a beagle, hes 9", "User's dog Biscuit is a beagle",
+         "User's dog Biscuit is a beagle and is 9 years old.", "User's dog Biscuit is 9"),
+        ("my cat pickle is a ragdoll, shes 3", "User's cat Pickle is a ragdoll",
+         "User's cat Pickle is a ragdoll and is 3 years old.", "User's cat Pickle is 3"),
+    ],
+)  # fmt: skip
+def test_a_statement_only_a_full_text_of_the_model_states_is_kept_in_the_users_words(
+    tenant, llm_settings, message, given, full_text, added
+):
+    ScriptedLLM(llm_settings).learn(message, fact(given, full_text=full_text))
+
+    stored = sorted(caption.lower() for caption in _stored(tenant, message))
+
+    assert stored == sorted([given.lower(), added.lower()])
