@@ -23,6 +23,11 @@ def _content(caption: str) -> set[str]:
     return set(words_of(caption)) - lexicon("generic_words") - lexicon("people")
 
 
+def _said(caption: str) -> set[str]:
+    """Every word a caption says, the person it is about included."""
+    return set(words_of(caption)) - lexicon("generic_words")
+
+
 def statements_missed(
     candidates: list[Candidate], messages: Iterable[dict], *, skipped: list[str] | None = None
 ) -> list[Candidate]:
@@ -50,7 +55,7 @@ def _covers(candidate: Candidate, statement: Candidate) -> bool:
     about = caption_subject(statement.caption)
     if caption_subject(candidate.caption) != about:
         return False
-    if words <= theirs:
+    if _said(statement.caption) <= _said(candidate.caption):
         return True  # the caption says every word of it
     said = facets_read(statement.caption)
     # The candidate's caption, which is what the assistant's context shows: a fact only its
