@@ -24,7 +24,7 @@ def _content(caption: str) -> set[str]:
 
 
 def _said(caption: str) -> set[str]:
-    """Every word a caption says, the person it is about included."""
+    """The words a caption says, the person it is about included."""
     return set(words_of(caption)) - lexicon("generic_words")
 
 
@@ -55,8 +55,8 @@ def _covers(candidate: Candidate, statement: Candidate) -> bool:
     about = caption_subject(statement.caption)
     if caption_subject(candidate.caption) != about:
         return False
-    if _said(statement.caption) <= _said(candidate.caption):
-        return True  # the caption says every word of it
+    if _said(statement.caption) == _said(candidate.caption):
+        return True  # the same words, however written ("Biscuit", "biscuit")
     said = facets_read(statement.caption)
     # The candidate's caption, which is what the assistant's context shows: a fact only its
     # full text adds ("... and is 9 years old") is not covered.
