@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -28,7 +28,7 @@ from extraction.updates import Reading, link, reading, update
 from memories.comparison import Verdict, compare, distinct, restates, shares_attribute
 from memories.facets import Facet, facets_read, subject_of
 from memories.models import Memory, ReviewItem
-from memories.text import content_hash
+from memories.text import content_hash, normalise_text
 
 # Cosine similarity at or above which a candidate restates an existing memory without the
 # facets agreeing (on the dev pairs, rewordings of one fact sit at 0.67-0.86, compatible facts
@@ -288,13 +288,14 @@ def same_fact(candidate: Candidate, target: Neighbour) -> bool:
 def _keeps_both(candidate: Candidate, memory: KnownMemory) -> bool:
     """Whether the wording a merge keeps (the longer, as `memory_merge` does) states every
     facet of the other: "User has a dog called Rex" holds "User has a dog", but neither of
-    "User's mum has dementia" and "User's mum lives with them" holds the other. A text whose
-    facets cannot be read holds nothing and is held by nothing."""
-    new = candidate_facets(candidate)
+    "User's mum has dementia" and "User's mum lives with them" holds the other. What holds is
+    the kept caption, which is what recall and the assistant's context show: "User is a nurse"
+    whose full text adds "mostly works nights" does not hold "User mostly works nights". A
+    text whose facets cannot be read holds nothing and is held by nothing."""
     if len(candidate.full_text) > len(memory.full_text):
-        return restates(new, memory.facets, subject_of(memory.caption))
-    kept = facets_read(memory.caption, memory.full_text)  # its text, not what merges added
-    return restates(kept, new, subject_of(candidate.caption))
+        return restates(facets_read(candidate.caption), memory.facets, subject_of(memory.caption))
+    kept = facets_read(memory.caption)  # its caption, not what its text or merges added
+    return restates(kept, candidate_facets(candidate), subject_of(candidate.caption))
 
 
 def checked_judgement(
@@ -345,6 +346,14 @@ def _decide_one(
 ) -> Decision:
     digest = content_hash(candidate.full_text)
     duplicate = next((memory for memory in known if memory.content_hash == digest), None)
+    if duplicate is not None and normalise_text(duplicate.caption) != normalise_text(
+        candidate.caption
+    ):
+        # One full text for two facts (a model's summary of both): the fact is its caption,
+        # which is decided on its own, never skipped as said already.
+        candidate = replace(candidate, full_text=f"{candidate.caption.rstrip('.')}.")
+        digest = content_hash(candidate.full_text)
+        duplicate = next((memory for memory in known if memory.content_hash == digest), None)
     if duplicate is not None:  # an exact duplicate
         return Decision(candidate, Action.SKIP, digest, vector, target=duplicate.ref)
     neighbours = neighbours_find(candidate, vector, known)

@@ -13,7 +13,10 @@ candidate is repaired where a closed-class rewrite is enough, else refused with 
 - `not_durable`: a request, a question or a passing state ("User wants to know how a mortgage
   works", "User is tired today");
 - `ungrounded`: a value the user never wrote: not in the user's own messages (the assistant's
-  turns, the prompt's examples and messages that instruct the extractor do not count).
+  turns, the prompt's examples and messages that instruct the extractor do not count);
+- `misattributed`: a fact "about the user" whose value the user said only of someone else
+  ("my gf priya ... shes vegan" is not "User is vegan"): it becomes the clause reader's
+  caption of that person's fact where the reader has one, else it is refused.
 
 Every word list is a lexicon file (`core/lexicons/`). The check is pure: the caller counts
 the refusals (the job's `candidates_refused`, the metric `memory_candidates_refused`).
@@ -35,6 +38,8 @@ from extraction.clauses import (
     opens_without_i,
     without_fillers,
 )
+from extraction.people import mention_at, third_person_verb, together
+from extraction.reader import read_statements
 from extraction.wording import (
     hyphen_parts,
     names_written,
@@ -105,6 +110,8 @@ class Evidence:
     # The user's statements as they said them: each kept candidate carries the one that
     # grounds it best (`Candidate.said`), for the change cues its caption may have lost.
     statements: tuple[str, ...] = ()
+    # Each statement's words, and the captions the clause reader read in it (whom it is about).
+    readings: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
 
     def __contains__(self, stem: str) -> bool:
         return stem in self.stems
@@ -113,6 +120,7 @@ class Evidence:
 def user_evidence(messages: Iterable[dict]) -> Evidence:
     """The evidence of the user's own messages: their statements, not their questions,
     requests or hypotheticals, nor messages that instruct the extractor."""
+    messages = list(messages)
     clauses, withdrawn = clauses_read(messages)
     statements = [statement for _, statement in clauses if statement]
     stems = frozenset(
@@ -127,6 +135,11 @@ def user_evidence(messages: Iterable[dict]) -> Evidence:
                 relations.append((match.group(2), relation))
     personal = any(_personal(clause) for clause in statements)
     written, cut = tuple(names_written(statements).items()), hyphen_parts(statements)
+    read: list[tuple[str, list[str]]] = []
+    read_statements(messages, readings=read)
+    readings = tuple(
+        (tuple(words_of(statement)), tuple(captions)) for statement, captions in read if statement
+    )
     return Evidence(
         stems,
         negative,
@@ -136,6 +149,7 @@ def user_evidence(messages: Iterable[dict]) -> Evidence:
         written,
         cut,
         statements=tuple(statements),
+        readings=readings,
     )
 
 
@@ -173,11 +187,16 @@ def _negation_lost(caption: str, evidence: Evidence) -> bool:
     content = [stem(w, loose=True) for w in words_of(caption) if w not in lexicon("generic_words")]
     if not content:
         return False
-    head = content[0]
+    head, then = content[0], content[1:2]
     # The negation must come shortly before what it negates: "I don't like spicy food", not
-    # "went vegan in january, never going back".
+    # "went vegan in january, never going back"; and what it negates is the caption's, its
+    # next word following ("i hate the weekend shifts" does not negate "a shift manager").
     return any(
         _negated(clause, at)
+        and (
+            not then
+            or any(stem(w, loose=True) in then for w in clause[at + 1 : at + 1 + _NEGATION_REACH])
+        )
         for clause in evidence.negative
         for at, word in enumerate(clause)
         if stem(word, loose=True) == head
@@ -268,6 +287,11 @@ def ground(candidate: Candidate, evidence: Evidence) -> Grounded:
         return Grounded(None, "not_about_user")
     if _negation_lost(caption, evidence):
         return Grounded(None, "negation_lost")
+    attributed, moved = _attributed(caption, evidence)
+    if attributed is None:
+        return Grounded(None, "misattributed")
+    if moved:  # the model's full text is still about the user
+        return Grounded(replace(candidate, caption=attributed, full_text=f"{attributed}."))
     full_text = candidate.full_text
     if first_person_in(full_text):
         full_text = third_person(full_text)
@@ -292,6 +316,112 @@ def _said_in(caption: str, evidence: Evidence) -> str | None:
         if found > shared:
             best, shared = statement, found
     return best
+
+
+def _alone(caption: str) -> bool:
+    """Whether a caption is about the user alone: "User ...", not "User's ..." (someone of
+    theirs) nor "User and ..." (a fact of two)."""
+    words = words_of(caption)
+    return len(words) > 1 and words[0] == "user" and words[1] != "and"
+
+
+def _third_person(word: str) -> bool:
+    """ "she", "he", "they" and their contractions ("she's", "they're")."""
+    return word.split("'")[0] in lexicon("subject_pronouns") - lexicon("user_subjects") - {"you"}
+
+
+def _subject_before(words: tuple[str, ...], at: int) -> str | None:
+    """Whom the words before `at` make the subject there, the nearest first: "user" ("i",
+    "we"), "other" ("she", "my sister is"), "joint" ("me and my gf are", "tom and i"), or
+    None when the clause names no subject (chat leaves the "I" out)."""
+    text = " ".join(words)
+    for back in range(at - 1, -1, -1):
+        word = words[back]
+        joined = back >= 2 and words[back - 1] == "and"
+        if word in lexicon("user_subjects") or word == "me":
+            return "joint" if joined else "user"
+        if _third_person(word):
+            return "other"
+        if word in {"my", "our"}:
+            mention = mention_at(text, back)
+            follows = words[mention.end] if mention and mention.end < len(words) else ""
+            if mention and follows and third_person_verb(follows):
+                pair = words[max(0, back - 2) : back]
+                return "joint" if pair[-1:] == ["and"] and pair[0] in {"i", "me"} else "other"
+    if together(text) is not None:
+        return "joint"
+    return None
+
+
+def _covers(caption: str, value: list[str]) -> float:
+    """How much of a value a caption says, by stems."""
+    said = {stem for word in words_of(caption) for stem in _same(word)}
+    return sum(stem(word, loose=True) in said for word in value) / len(value)
+
+
+# The words of a clause that echoes the fact before it for the user ("i am too", "like me",
+# "so do i", "me as well"), besides the user.
+_ECHO = frozenset(
+    {"too", "also", "as", "well", "either", "same", "here", "so", "and", "but", "like"}
+    | {"am", "is", "are", "do", "does", "have", "has", "can", "did", "was"}
+)
+
+
+def _echoes_user(words: Iterable[str]) -> bool:
+    """Whether words say the user shares the fact just said ("my sister is vegan, i am too"):
+    nothing but the user and the words of an echo."""
+    words = [w for w in words if w not in lexicon("fillers")]
+    mine = [w for w in words if w not in _ECHO]
+    return bool(mine) and all(w in lexicon("user_subjects") or w == "me" for w in mine)
+
+
+def _attributed(caption: str, evidence: Evidence) -> tuple[str | None, bool]:
+    """The caption as the user's clauses attribute it, and whether it changed. A caption
+    about the user alone whose value the user said only of someone else ("shes vegan" after
+    "my gf priya", "my sister is a nurse", "me and my gf are planning a trip") is the clause
+    reader's caption of that fact (`reader.read_statements`), or None when the reader read
+    none: the model's "User is vegan" is advice, the clause says whose fact it is. The people
+    a caption names are not its value ("User lives with their mum")."""
+    if not _alone(caption):
+        return caption, False
+    value = [
+        w
+        for w in words_of(caption)
+        if w not in lexicon("generic_words") and w not in lexicon("people") and len(w) > 1
+    ]
+    if not value:
+        return caption, False
+    stems = {stem(word, loose=True) for word in value}
+    kinds: set[str | None] = set()
+    best, best_cover = "", 0.0
+    readings = evidence.readings
+    for index, (words, captions) in enumerate(readings):
+        found = [at for at, word in enumerate(words) if stems & _same(word)]
+        if not found:
+            continue
+        readable = [c for c in captions if not any(_third_person(w) for w in words_of(c))]
+        scored = sorted(((_covers(c, value), c) for c in readable), reverse=True)
+        covering = [c for cover, c in scored if cover >= 0.5 and cover == scored[0][0]]
+        covering.sort(key=_alone, reverse=True)  # the user's own reading first
+        after = readings[index + 1][0] if index + 1 < len(readings) else ()
+        for at in found:
+            kind = _subject_before(words, at)
+            if kind is None and covering:  # no subject written: whom the reader read it of
+                kind = "user" if any(_alone(c) for c in covering) else "other"
+            if _echoes_user(words[found[-1] + 1 :]) or _echoes_user(after):
+                kind = "user"  # "my sister is vegan, like me"
+            elif kind == "joint" and {"both", "each"} & set(words):
+                kind = "user"  # "my husband and i are both teetotal": each of them is
+            kinds.add(kind)
+        if covering and scored[0][0] > best_cover:
+            best, best_cover = covering[0], scored[0][0]
+    if not kinds or kinds & {"user", None}:
+        return caption, False
+    if best and not _alone(best):
+        return best, True
+    if best or "joint" in kinds:
+        return caption, False  # a state the user shares ("my partner and I are both vegan")
+    return None, False
 
 
 def candidates_ground(

@@ -330,9 +330,14 @@ def category(caption: str) -> str:
 
 
 def read_statements(
-    messages: Iterable[dict], *, skipped: list[str] | None = None
+    messages: Iterable[dict],
+    *,
+    skipped: list[str] | None = None,
+    readings: list[tuple[str, list[str]]] | None = None,
 ) -> list[Candidate]:
-    """The candidates the user stated in `messages`, in their own words, in order.
+    """The candidates the user stated in `messages`, in their own words, in order; each
+    clause's statement and the captions read in it are added to `readings` (whom each clause
+    is about, for the grounding check).
 
     It never raises: a clause it cannot read is left out, logged, counted in the metric
     `memory_reader_clauses_skipped` and added to `skipped` (the job counts it), and the rest of
@@ -357,6 +362,8 @@ def read_statements(
                 opens = at in starts or clauses[at - 1][0].rstrip()[-1:] in {".", "!", "?"}
                 captions = _captions(clause, statement, state, opens)
             read = [(caption, category(caption)) for caption in captions]
+            if readings is not None:
+                readings.append((statement, list(captions)))
             state.last = captions[-1] if captions else state.last * (not words_of(clause))
             state.known |= {r for caption in captions for r in relations_of(caption)}
         except Exception:  # one unreadable clause must not lose the others

@@ -24,6 +24,11 @@ def _content(caption: str) -> set[str]:
     return set(words_of(caption)) - lexicon("generic_words") - lexicon("people")
 
 
+def _said(caption: str) -> set[str]:
+    """The words a caption says, the person it is about included."""
+    return set(words_of(caption)) - lexicon("generic_words")
+
+
 def statements_missed(
     candidates: list[Candidate], messages: Iterable[dict], *, skipped: list[str] | None = None
 ) -> list[Candidate]:
@@ -32,7 +37,9 @@ def statements_missed(
     covers a statement when they share half the content words of the shorter, are about the
     same person, and, when the statement's facets can be read, the candidate restates them
     (`judge.restates`): "User's husband is allergic to shellfish" does not cover "User is
-    allergic to peanuts", nor "... allergic to nuts" cover "... vegan"."""
+    allergic to peanuts", nor "... allergic to nuts" cover "... vegan", nor a caption whose
+    full text alone says it ("User's dog is a beagle", "... and is 9") cover "User's dog is
+    9"."""
     covered = list(candidates)
     missed = []
     for statement in read_statements(messages, skipped=skipped):
@@ -49,5 +56,9 @@ def _covers(candidate: Candidate, statement: Candidate) -> bool:
     about = caption_subject(statement.caption)
     if caption_subject(candidate.caption) != about:
         return False
+    if _said(statement.caption) == _said(candidate.caption):
+        return True  # the same words, however written ("Biscuit", "biscuit")
     said = facets_read(statement.caption)
-    return not said or restates(facets_read(candidate.caption, candidate.full_text), said, about)
+    # The candidate's caption, which is what the assistant's context shows: a fact only its
+    # full text adds ("... and is 9 years old") is not covered.
+    return not said or restates(facets_read(candidate.caption), said, about)
