@@ -4,28 +4,13 @@ refused. Through the real write path, with the OpenAI-protocol stub as the model
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 
-from extraction.jobs import extraction_perform
 from extraction.models import ExtractionJob
-from memories.models import Memory
+from tests.extraction.extract_helpers import stored_active
 from tests.scripted_llm import ScriptedLLM, fact
 
 pytestmark = pytest.mark.django_db
-
-
-def _stored(tenant, text: str) -> list[str]:
-    user = uuid.uuid4()
-    extraction_perform(
-        tenant=tenant, external_id=user, messages=[{"role": "user", "content": text}]
-    )
-    return sorted(
-        Memory.objects.filter(end_user__external_id=user, status="active").values_list(
-            "caption", flat=True
-        )
-    )
 
 
 @pytest.mark.parametrize(
@@ -50,7 +35,7 @@ def test_a_fact_of_someone_else_the_model_gives_the_user_is_stored_as_theirs(
 ):
     ScriptedLLM(llm_settings).learn(message, fact(given))
 
-    stored = _stored(tenant, message)
+    stored = stored_active(tenant, message)
 
     assert theirs in stored
     assert given not in stored
@@ -60,7 +45,7 @@ def test_a_fact_said_of_someone_the_reader_cannot_name_is_refused(tenant, llm_se
     message = "tom and i share a flat, he is a plumber"
     ScriptedLLM(llm_settings).learn(message, fact("User is a plumber"))
 
-    stored = _stored(tenant, message)
+    stored = stored_active(tenant, message)
 
     assert "User is a plumber" not in stored
     assert ExtractionJob.objects.get().candidates_refused == 1
@@ -79,4 +64,4 @@ def test_a_fact_said_of_someone_the_reader_cannot_name_is_refused(tenant, llm_se
 def test_a_fact_the_user_said_of_themselves_stays_theirs(tenant, llm_settings, message, given):
     ScriptedLLM(llm_settings).learn(message, fact(given))
 
-    assert given in _stored(tenant, message)
+    assert given in stored_active(tenant, message)

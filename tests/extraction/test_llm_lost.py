@@ -3,27 +3,12 @@ one full text are two memories. Through the real write path, with the OpenAI-pro
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 
-from extraction.jobs import extraction_perform
-from memories.models import Memory
+from tests.extraction.extract_helpers import stored_active
 from tests.scripted_llm import ScriptedLLM, fact
 
 pytestmark = pytest.mark.django_db
-
-
-def _stored(tenant, text: str) -> list[str]:
-    user = uuid.uuid4()
-    extraction_perform(
-        tenant=tenant, external_id=user, messages=[{"role": "user", "content": text}]
-    )
-    return sorted(
-        Memory.objects.filter(end_user__external_id=user, status="active").values_list(
-            "caption", flat=True
-        )
-    )
 
 
 @pytest.mark.parametrize(
@@ -42,7 +27,7 @@ def test_two_facts_the_model_wrote_one_full_text_for_are_two_memories(
 ):
     ScriptedLLM(llm_settings).learn(message, *(fact(c, full_text=full_text) for c in captions))
 
-    assert _stored(tenant, message) == sorted(captions)
+    assert stored_active(tenant, message) == sorted(captions)
 
 
 @pytest.mark.parametrize(
@@ -64,7 +49,7 @@ def test_a_fact_only_the_full_text_of_another_states_is_not_merged_into_it(
     llm = ScriptedLLM(llm_settings)
     llm.learn(message, fact(detailed, full_text=full_text), fact(other))
 
-    assert _stored(tenant, message) == sorted([detailed, other])
+    assert stored_active(tenant, message) == sorted([detailed, other])
 
 
 @pytest.mark.parametrize(
@@ -92,7 +77,7 @@ def test_a_fact_only_the_full_text_of_another_caption_states_stays_its_own_memor
     llm = ScriptedLLM(llm_settings)
     llm.learn(message, fact(detailed, full_text=full_text), fact(other))
 
-    stored = _stored(tenant, message)
+    stored = stored_active(tenant, message)
 
     assert detailed in stored and other in stored
 
@@ -111,6 +96,6 @@ def test_a_statement_only_a_full_text_of_the_model_states_is_kept_in_the_users_w
 ):
     ScriptedLLM(llm_settings).learn(message, fact(given, full_text=full_text))
 
-    stored = sorted(caption.lower() for caption in _stored(tenant, message))
+    stored = sorted(caption.lower() for caption in stored_active(tenant, message))
 
     assert stored == sorted([given.lower(), added.lower()])

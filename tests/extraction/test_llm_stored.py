@@ -5,29 +5,15 @@ from __future__ import annotations
 
 import json
 import re
-import uuid
 
 import pytest
 
-from extraction.jobs import extraction_perform
 from extraction.models import ExtractionJob
 from extraction.prompts import EXTRACTION_SYSTEM_PROMPT
-from memories.models import Memory
+from tests.extraction.extract_helpers import stored_active
 from tests.scripted_llm import ScriptedLLM, fact
 
 pytestmark = pytest.mark.django_db
-
-
-def _stored(tenant, text: str) -> list[str]:
-    user = uuid.uuid4()
-    extraction_perform(
-        tenant=tenant, external_id=user, messages=[{"role": "user", "content": text}]
-    )
-    return sorted(
-        Memory.objects.filter(end_user__external_id=user, status="active").values_list(
-            "caption", flat=True
-        )
-    )
 
 
 @pytest.mark.parametrize(
@@ -43,7 +29,7 @@ def test_a_negation_of_another_phrase_with_the_same_word_refuses_nothing(
 ):
     ScriptedLLM(llm_settings).learn(message, fact(given))
 
-    assert given in _stored(tenant, message)
+    assert given in stored_active(tenant, message)
     assert ExtractionJob.objects.get().candidates_refused == 0
 
 
@@ -51,7 +37,7 @@ def test_a_negated_fact_is_still_refused(tenant, llm_settings):
     message = "i dont eat spicy food at all"
     ScriptedLLM(llm_settings).learn(message, fact("User eats spicy food"))
 
-    assert "User eats spicy food" not in _stored(tenant, message)
+    assert "User eats spicy food" not in stored_active(tenant, message)
 
 
 def test_a_model_that_echoes_the_prompts_examples_stores_none_of_them(tenant, llm_settings):
@@ -61,7 +47,7 @@ def test_a_model_that_echoes_the_prompts_examples_stores_none_of_them(tenant, ll
     message = "my son is a dentist and we have two cats"
     ScriptedLLM(llm_settings).learn(message, *echoed)
 
-    stored = _stored(tenant, message)
+    stored = stored_active(tenant, message)
 
     assert not set(stored) & {item["caption"] for item in echoed}
 
@@ -73,4 +59,4 @@ def test_a_statement_inside_a_longer_caption_of_the_model_is_kept_as_its_own(ten
     given = "User is a data analyst at a charity, fully remote"
     ScriptedLLM(llm_settings).learn(message, fact(given))
 
-    assert _stored(tenant, message) == sorted([given, "User is fully remote"])
+    assert stored_active(tenant, message) == sorted([given, "User is fully remote"])
