@@ -1,8 +1,9 @@
 """The offline reader's captions: a part of a clause in the third person (`caption_of`), and
 whether it is kept (`caption_kept`): a durable fact, with its verb and its value, short enough
-to store. Never a mention of someone and no more ("User's 2 kids"), an auxiliary left without
-the verb it stands for ("User hasn't for years"), nor the user in the first person after
-"User" ("User's dad thinks i should retrain")."""
+to store; and the category it is filed under (`category`). Never a mention of someone and no
+more ("User's 2 kids"), an auxiliary left without the verb it stands for ("User hasn't for
+years"), nor the user in the first person after "User" ("User's dad thinks i should
+retrain")."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from core.lexicon import has_phrase, lexicon
 from core.words import words_of
 from extraction.people import mention_at
 from extraction.wording import passing, third_person, tidy_caption
+from memories.facets import category_of
+from memories.models import Memory
 from memories.text import CAPTION_MAX_LENGTH, states_a_fact
 from memories.values import lacks_value
 
@@ -91,3 +94,15 @@ _BOTH = re.compile(r"^User (?:both|all) (?!of\b)")
 _THEY = {"i": "they", "i'm": "they're", "i've": "they've", "i'd": "they'd", "i'll": "they'll"}
 _THEY_WAS = re.compile(r"\bthey was\b")
 _INNER_I = re.compile(r"(?<=\s)(?:i|i['\u2019](?:m|ve|d|ll))\b(?!['\u2019])", re.I)
+
+
+def category(caption: str) -> str:
+    """The registry's category for the fact (`facets.category_of`), else the one whose
+    lexicon the caption names ("category_technical"), else personal."""
+    found = category_of(caption)
+    if found:
+        return found
+    for name in ("technical", "project", "preference"):
+        if has_phrase(caption, f"category_{name}"):
+            return name
+    return Memory.Category.PERSONAL

@@ -33,7 +33,7 @@ from extraction.candidates import Candidate
 from extraction.clauses import opens_without_i, user_clauses, without_instructions
 from extraction.definite import definite_mine, relations_of
 from extraction.introductions import introductions
-from extraction.kept import caption_kept, caption_of
+from extraction.kept import caption_kept, caption_of, category
 from extraction.lists import lists_distributed
 from extraction.named import group_counted, group_named, names_alone, names_placed, one_of
 from extraction.people import (
@@ -57,9 +57,8 @@ from extraction.run_ons import time_trimmed
 from extraction.shared import same_as_before, shared
 from extraction.wording import tidy_caption
 from memories.attributes import PRACTICE, attribute
-from memories.facets import category_of, kind_of
+from memories.facets import kind_of
 from memories.facets import read as read_facets
-from memories.models import Memory
 
 logger = logging.getLogger(__name__)
 
@@ -315,18 +314,6 @@ def _announces_change(part: str) -> bool:
     """Whether a clause announces a change the registry knows ("just turned 42 yesterday",
     "moved to Lisbon last week"): kept although it names a time."""
     return any(facet.change for facet in read_facets(caption_of(part)))
-
-
-def category(caption: str) -> str:
-    """The registry's category for the fact (`facets.category_of`), else the one whose
-    lexicon the caption names ("category_technical"), else personal."""
-    found = category_of(caption)
-    if found:
-        return found
-    for name in ("technical", "project", "preference"):
-        if has_phrase(caption, f"category_{name}"):
-            return name
-    return Memory.Category.PERSONAL
 
 
 def read_statements(

@@ -25,8 +25,8 @@ from core.words import words_of
 from extraction.candidates import Candidate
 from extraction.clauses import statement_of
 from extraction.decisions import Action, decide
+from extraction.kept import category
 from extraction.pipeline import decisions_apply, known_memories_load, no_advice
-from extraction.reader import category
 from extraction.screening import candidate_screen
 from extraction.wording import third_person
 from integrations.embeddings import embed_texts
