@@ -27,15 +27,17 @@ def pairs(name: str) -> dict[str, str]:
 
 
 @cache
+def group_heads(name: str) -> dict[str, str]:
+    """A lexicon of groups, words meaning one thing per line (`same_words`), as a mapping of
+    each word to its group's first word."""
+    return {word: group.split()[0] for group in lexicon(name) for word in group.split()}
+
+
+@cache
 def names(name: str) -> dict[str, str]:
     """A lexicon of names kept as written (`given_names`, `place_names`): each name, lower-cased,
     to its written form ("new york" -> "New York")."""
-    written = {}
-    for line in (LEXICONS / f"{name}.txt").read_text(encoding="utf-8").splitlines():
-        entry = line.split("#", 1)[0].strip()
-        if entry:
-            written[entry.lower()] = entry
-    return written
+    return {entry.lower(): entry for entry in _lines(name, written=True)}
 
 
 def has_phrase(text: str, name: str) -> bool:
@@ -48,12 +50,14 @@ class LexiconFormatError(ValueError):
     """A lexicon line that breaks its file's declared format: a data error, never ignored."""
 
 
-def _lines(name: str) -> list[str]:
+def _lines(name: str, *, written: bool = False) -> list[str]:
+    """A lexicon file's entries, lower-cased unless `written`; blank lines and `#` comments
+    skipped."""
     lines = []
     for line in (LEXICONS / f"{name}.txt").read_text(encoding="utf-8").splitlines():
-        entry = line.split("#", 1)[0].strip().lower()
+        entry = line.split("#", 1)[0].strip()
         if entry:
-            lines.append(entry)
+            lines.append(entry if written else entry.lower())
     return lines
 
 

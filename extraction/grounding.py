@@ -117,9 +117,13 @@ class Evidence:
         return stem in self.stems
 
 
-def user_evidence(messages: Iterable[dict]) -> Evidence:
+def user_evidence(
+    messages: Iterable[dict], read: list[tuple[str, list[str]]] | None = None
+) -> Evidence:
     """The evidence of the user's own messages: their statements, not their questions,
-    requests or hypotheticals, nor messages that instruct the extractor."""
+    requests or hypotheticals, nor messages that instruct the extractor. `read`: what the
+    clause reader read in them (`read_statements(readings=...)`), when the caller has read them
+    already; else they are read here."""
     messages = list(messages)
     clauses, withdrawn = clauses_read(messages)
     statements = [statement for _, statement in clauses if statement]
@@ -135,8 +139,9 @@ def user_evidence(messages: Iterable[dict]) -> Evidence:
                 relations.append((match.group(2), relation))
     personal = any(_personal(clause) for clause in statements)
     written, cut = tuple(names_written(statements).items()), hyphen_parts(statements)
-    read: list[tuple[str, list[str]]] = []
-    read_statements(messages, readings=read)
+    if read is None:
+        read = []
+        read_statements(messages, readings=read)
     readings = tuple(
         (tuple(words_of(statement)), tuple(captions)) for statement, captions in read if statement
     )
@@ -425,10 +430,14 @@ def _attributed(caption: str, evidence: Evidence) -> tuple[str | None, bool]:
 
 
 def candidates_ground(
-    candidates: Iterable[Candidate], messages: Iterable[dict]
+    candidates: Iterable[Candidate],
+    messages: Iterable[dict],
+    *,
+    read: list[tuple[str, list[str]]] | None = None,
 ) -> tuple[list[Candidate], dict[str, int]]:
-    """The candidates the user's messages ground, and the refusals counted by reason."""
-    evidence = user_evidence(messages)
+    """The candidates the user's messages ground, and the refusals counted by reason (`read`:
+    see `user_evidence`)."""
+    evidence = user_evidence(messages, read)
     kept: list[Candidate] = []
     refused: dict[str, int] = {}
     for candidate in candidates:

@@ -28,7 +28,7 @@ from extraction.decisions import (
 from extraction.grounding import candidates_ground
 from extraction.llm_decisions import decisions_ask
 from extraction.prompts import extract_with_llm
-from extraction.reader import offline_candidates
+from extraction.reader import offline_candidates, read_statements
 from extraction.safety_net import statements_missed
 from extraction.screening import candidates_screen
 from integrations.embeddings import current_model_id, embed_texts
@@ -79,8 +79,13 @@ def candidates_extract(
             completion_tokens=result.completion_tokens,
         )
         usage.truncated_messages = result.truncated_messages
+        # The user's own statements, read once: whom each clause is about grounds the model's
+        # candidates, and what they left out is added below.
+        skipped: list[str] = []
+        read: list[tuple[str, list[str]]] = []
+        statements = read_statements(new, skipped=skipped, readings=read)
         # The model's candidates are advice: only what the user's own words ground is kept.
-        candidates, refused = candidates_ground(result.candidates, new)
+        candidates, refused = candidates_ground(result.candidates, new, read=read)
         for reason, count in refused.items():
             CANDIDATES_REFUSED.labels(reason=reason).inc(count)
             usage.candidates_refused += count
@@ -93,8 +98,7 @@ def candidates_extract(
             for candidate in candidates
         ]
         # The user's own first-person statements that the model left out are kept too.
-        skipped: list[str] = []
-        missed = statements_missed(candidates, new, skipped=skipped)
+        missed = statements_missed(candidates, statements)
         usage.statements_added += len(missed)
         usage.clauses_skipped += len(skipped)
         return candidates + missed, "llm"

@@ -7,12 +7,9 @@ it about the same person with the same facts.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from core.lexicon import lexicon
 from core.words import words_of
 from extraction.candidates import Candidate
-from extraction.reader import read_statements
 from memories.comparison import restates
 from memories.facets import facets_read
 from memories.facets import subject_of as caption_subject
@@ -29,9 +26,7 @@ def _said(caption: str) -> set[str]:
     return set(words_of(caption)) - lexicon("generic_words")
 
 
-def statements_missed(
-    candidates: list[Candidate], messages: Iterable[dict], *, skipped: list[str] | None = None
-) -> list[Candidate]:
+def statements_missed(candidates: list[Candidate], statements: list[Candidate]) -> list[Candidate]:
     """What the user stated about themselves that no candidate covers: the LLM path's safety
     net, since a small model often writes one fact where the user gave three. A candidate
     covers a statement when they share half the content words of the shorter, are about the
@@ -42,7 +37,7 @@ def statements_missed(
     9"."""
     covered = list(candidates)
     missed = []
-    for statement in read_statements(messages, skipped=skipped):
+    for statement in statements:
         if _content(statement.caption) and not any(_covers(c, statement) for c in covered):
             missed.append(statement)
             covered.append(statement)

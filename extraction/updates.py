@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from core.lexicon import broader, lexicon, names, pairs, tagged
+from core.lexicon import broader, group_heads, lexicon, names, pairs, tagged
 from core.words import words_of
 from memories.attributes import PRACTICE, attribute, registry
 from memories.facets import Facet, facets_read, subject_of
@@ -59,17 +59,12 @@ def _stop_words() -> frozenset[str]:
     return _function_words() | {lemma(word) for word in _function_words()}
 
 
-@cache
-def _same_words() -> dict[str, str]:
-    return {word: group.split()[0] for group in lexicon("same_words") for word in group.split()}
-
-
 @lru_cache(maxsize=8192)
 def lemma(word: str) -> str:
     """A word as the linker compares it: inflections and derivations of one stem agree
     ("nursing" and "nurse", "smokes" and "smoking", "allergies" and "allergy")."""
     word = word.strip("'-").removesuffix("'s").removesuffix("\u2019s")
-    word = _same_words().get(word, word)
+    word = group_heads("same_words").get(word, word)
     word = pairs("participles").get(word, word)
     if len(word) <= 3:
         return word

@@ -18,7 +18,7 @@ import re
 from dataclasses import asdict, dataclass, replace
 from functools import cache, lru_cache
 
-from core.lexicon import lexicon, pairs
+from core.lexicon import group_heads, lexicon, pairs
 from core.words import words_of
 from memories.attributes import PRACTICE, Attribute, attribute, named_by, registry
 
@@ -102,16 +102,10 @@ def kind_of(value: str) -> str:
     return pairs("person_kinds").get(value, value)
 
 
-@cache
-def _same_word_heads() -> dict[str, str]:
-    """Each word of a same-words group to the group's first word."""
-    return {word: group.split()[0] for group in lexicon("same_words") for word in group.split()}
-
-
 def _key(word: str) -> str:
     """A word as values are compared: "peanuts" and "peanut", "kids" and "children" agree."""
-    if word in _same_word_heads():
-        return _same_word_heads()[word]
+    if word in group_heads("same_words"):
+        return group_heads("same_words")[word]
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
