@@ -45,7 +45,8 @@ from testing.llm_stub import LLMStub, StubRequest, content
 
 DATA = Path(__file__).resolve().parent / "data"
 # Tune on "dev" only (two sets written independently); "heldout" is for reporting, and
-# "heldout2" (issue 31) is written before tuning on topics no dev set or lexicon touches.
+# "heldout2" and "heldout3" (issue 31) are written before tuning on topics no dev set or
+# lexicon touches, each on topics of its own.
 # Each split's files; a file whose rows carry a "split" field (the chat-style pairs) gives
 # only its rows of that split.
 CHAT = DATA / "conflicts_chat.jsonl"
@@ -53,6 +54,7 @@ SPLITS = {
     "dev": (DATA / "conflicts_dev.jsonl", DATA / "conflicts_dev2.jsonl"),
     "heldout": (DATA / "conflicts_heldout.jsonl",),
     "heldout2": (DATA / "conflicts_heldout2.jsonl",),
+    "heldout3": (DATA / "conflicts_heldout3.jsonl",),
     "chat-dev": (CHAT,),
     "chat-heldout": (CHAT,),
 }

@@ -1,7 +1,7 @@
 """Issue 32's prompts set: several users, their people, and prompts of five kinds, scored by kind.
 
-A prompts file (`bench/data/prompts_dev.json`, `prompts_heldout.json`) holds users, each with
-memories and prompts:
+A prompts file (`bench/data/prompts_dev.json`, `prompts_heldout.json`, `prompts_heldout2.json`)
+holds users, each with memories and prompts:
 
 - a memory: `key`, `caption`, `full_text`, `about` ("self" or the key of the person or pet it is
   about; their captions read "User's <person> ..."), and for a fact held for review `status`
@@ -9,7 +9,7 @@ memories and prompts:
 - a prompt: `prompt`, `kind` (one of `KINDS`), `needs` (memory keys, any of which answers it;
   empty for general questions and prompts about nothing the user said), `about` and `topic`.
 
-The two files are split by topic: no user, profile domain or prompt topic of one is in the other.
+The files are split by topic: no user, profile domain or prompt topic of one is in another.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from tenants.models import Tenant
 
 PROMPTS_DEV = DATA / "prompts_dev.json"
 PROMPTS_HELDOUT = DATA / "prompts_heldout.json"
+PROMPTS_HELDOUT2 = DATA / "prompts_heldout2.json"
 SELF = "self"
 # Prompts that need a memory (scored by hit@1 and hit@3) and prompts that need none (scored by
 # an empty answer).

@@ -16,6 +16,7 @@ from bench.prompts import (
     KINDS,
     PROMPTS_DEV,
     PROMPTS_HELDOUT,
+    PROMPTS_HELDOUT2,
     SELF,
     prompts_load,
     prompts_users_create,
@@ -24,7 +25,7 @@ from bench.recall import DATA, offtopic_load
 from memories.models import Memory, ReviewItem
 from tests.bench.test_bench_recall import LOCOMO
 
-SPLITS = {"dev": PROMPTS_DEV, "heldout": PROMPTS_HELDOUT}
+SPLITS = {"dev": PROMPTS_DEV, "heldout": PROMPTS_HELDOUT, "heldout2": PROMPTS_HELDOUT2}
 
 
 @pytest.fixture(scope="module")
@@ -90,8 +91,10 @@ def test_implicit_prompts_share_no_word_with_the_memory_they_need(sets, split):
                 assert not shared, (user["key"], key, shared)
 
 
-def test_held_out_users_domains_and_topics_are_not_in_dev(sets):
-    dev, heldout = sets["dev"], sets["heldout"]
+@pytest.mark.parametrize("split", ["heldout", "heldout2"])
+def test_held_out_users_domains_and_topics_are_in_no_other_split(sets, split):
+    dev, heldout = sets["dev"], sets[split]
+    others = [data for name, data in sets.items() if name != split]
 
     def labels(data, what):
         if what == "topic":
@@ -99,7 +102,8 @@ def test_held_out_users_domains_and_topics_are_not_in_dev(sets):
         return {u[what] for u in data["users"]}
 
     for what in ("key", "domain", "topic"):
-        assert labels(heldout, what).isdisjoint(labels(dev, what)), what
+        for other in others:
+            assert labels(heldout, what).isdisjoint(labels(other, what)), what
     # Nor a held-out prompt in dev or in the older sets tuned on.
     older = [
         offtopic_load(path=DATA / f"{name}.json")
