@@ -213,7 +213,9 @@ APPEND_SLASH = False
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        # The root templates/, through the symlink config/templates: the same path in a
+        # checkout and in an installed wheel, which carries the files there (pyproject.toml).
+        "DIRS": [Path(__file__).resolve().parent / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [

@@ -47,9 +47,8 @@ from memories.services.memories import (
     agent_session_get_or_create,
     end_user_get_or_create,
     end_user_lock,
-    memory_cap_enforce,
 )
-from memories.signals import ErasureShare, memories_changed_on_commit
+from memories.signals import ErasureShare
 from tenants.models import Tenant
 from tenants.services import tenant_usage_add
 
@@ -194,7 +193,7 @@ def _job_run(job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
                 usage=usage,
                 actor=f"extraction job {job.id}",
             )
-            memory_cap_enforce(end_user=job.end_user, cap=settings.MEMORY_USER_CAP)
+            # The write step capped the user's memories: some just saved may be gone already.
             surviving = Memory.objects.filter(id__in=[m.id for m in saved])
             job.memories_saved.set(surviving)
             job.status = ExtractionJob.Status.SUCCEEDED
@@ -209,7 +208,6 @@ def _job_run(job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
             _add_usage(job, usage)
             job.save()
             tenant_usage_add(tenant_id=job.end_user.tenant_id, extractions=1, **usage.counts())
-            memories_changed_on_commit(end_user_ids=[job.end_user_id])
             return job, True
     except ExtractionJob.DoesNotExist:
         # An erasure of the user (DELETE /users, /sessions) took the job while it waited.

@@ -1,13 +1,16 @@
 """Steps 3-5 of the write path for one conversation: extract, redact, decide, apply.
 
-`conversation_memories_write` runs inside the caller's transaction (the job runner holds the
-end user's row lock), so the decisions it applies were taken against a store nobody else can
-change meanwhile.
+`conversation_memories_write` runs inside the caller's transaction. Its last step,
+`candidates_write`, is the one write step of every way in (an extraction, `remember`): under
+the user's lock it loads their memories, decides, applies, enforces the cap and signals the
+change, so the decisions it applies were taken against a store nobody else can change
+meanwhile, and a note is stored exactly as a conversation's candidate would be.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -37,7 +40,14 @@ from memories.facets import category_of
 from memories.models import AgentSession, EndUser, Memory, MemoryVersion
 from memories.selectors import VISIBLE_STATUSES
 from memories.services.conflicts import review_item_file
-from memories.services.memories import memory_create, memory_merge, memory_sources_add
+from memories.services.memories import (
+    end_user_lock,
+    memory_cap_enforce,
+    memory_create,
+    memory_merge,
+    memory_sources_add,
+)
+from memories.signals import memories_changed_on_commit
 from memories.text import embedding_text
 from memories.values import lacks_value
 from tenants.models import ConflictPolicy
@@ -250,19 +260,68 @@ def conversation_memories_write(
     # The last gate of both paths: a caption that ends before its value ("User loves") says
     # nothing, so it is never stored.
     candidates = [candidate for candidate in candidates if not lacks_value(candidate.caption)]
-    if not candidates:
-        return [], extractor
-    known, rows = known_memories_load(end_user)
-    vectors = embed_texts([embedding_text(c.caption, c.full_text, c.use_when) for c in candidates])
-    advice = llm_advice(candidates, vectors, known, usage) if extractor == "llm" else no_advice
-    decisions = decide(
+    texts = [embedding_text(c.caption, c.full_text, c.use_when) for c in candidates]
+    vectors = embed_texts(texts) if texts else np.zeros((0, 0), dtype=np.float32)
+
+    def advise(known: list[KnownMemory]) -> Advice:
+        return llm_advice(candidates, vectors, known, usage) if extractor == "llm" else no_advice
+
+    written = candidates_write(
+        end_user=end_user,
         candidates=candidates,
         vectors=vectors,
-        known=known,
-        advice=advice,
-        supersede=end_user.tenant.effective_conflict_policy == ConflictPolicy.SUPERSEDE,
+        advise=advise,
+        session=session,
+        actor=actor,
     )
-    saved = decisions_apply(
-        end_user=end_user, decisions=decisions, rows=rows, session=session, actor=actor
-    )
-    return saved, extractor
+    return written.saved, extractor
+
+
+@dataclass(frozen=True)
+class Written:
+    """What the write step did: the memories created or merged into (in order), each
+    candidate's decision, and the user's memories by id (and new ones by `new_ref`)."""
+
+    saved: list[Memory]
+    decisions: list[Decision]
+    rows: dict[str, Memory]
+
+
+def candidates_write(
+    *,
+    end_user: EndUser,
+    candidates: list[Candidate],
+    vectors: np.ndarray,
+    session: AgentSession | None,
+    actor: str,
+    advise: Callable[[list[KnownMemory]], Advice] = lambda known: no_advice,
+) -> Written:
+    """The write step of every way in: lock, load, decide, apply, cap, signal.
+
+    Runs in the caller's transaction. Takes the user's write lock (again, if the caller holds
+    it already: a no-op), loads their visible memories, decides each candidate against them
+    (`advise` gives the LLM's advice once the memories are known; the rules' alone by
+    default), applies the decisions, evicts past MEMORY_USER_CAP and signals the change once
+    the transaction commits. `vectors` are the candidates' embeddings, made by the caller
+    (outside the transaction where it can: nobody waits on the embedder then). With no
+    candidate, nothing is decided, and the cap and the signal still run.
+    """
+    end_user_lock(end_user_id=end_user.pk)
+    decisions: list[Decision] = []
+    saved: list[Memory] = []
+    rows: dict[str, Memory] = {}
+    if candidates:
+        known, rows = known_memories_load(end_user)
+        decisions = decide(
+            candidates=candidates,
+            vectors=vectors,
+            known=known,
+            advice=advise(known),
+            supersede=end_user.tenant.effective_conflict_policy == ConflictPolicy.SUPERSEDE,
+        )
+        saved = decisions_apply(
+            end_user=end_user, decisions=decisions, rows=rows, session=session, actor=actor
+        )
+    memory_cap_enforce(end_user=end_user, cap=settings.MEMORY_USER_CAP)
+    memories_changed_on_commit(end_user_ids=[end_user.pk])
+    return Written(saved=saved, decisions=decisions, rows=rows)

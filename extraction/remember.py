@@ -2,8 +2,9 @@
 
 The agent is the extractor here: its note is not read again by the conversation extractor
 (which keeps only what a user says in the first person and would drop "User's sister lives in
-Bergen"). It goes through the rest of the write path exactly as a candidate of a conversation
-does: redaction, dedup, the conflict checks and the per-user cap, under the user's lock.
+Bergen"). It goes through the rest of the write path as a candidate of a conversation does:
+the same screening, then the same write step (`extraction.pipeline.candidates_write`: under
+the user's lock, dedup, the conflict checks, the per-user cap and the change signal).
 
 A note the service will not store is refused with a reason (`NotRemembered`, a 400): empty,
 a question or a request, an instruction to the assistant or a claim of authority over it, or
@@ -17,27 +18,25 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 
 from core.exceptions import InvalidInput
 from core.words import words_of
 from extraction.candidates import Candidate
 from extraction.clauses import statement_of
-from extraction.decisions import Action, decide
+from extraction.decisions import Action
 from extraction.kept import category
-from extraction.pipeline import decisions_apply, known_memories_load, no_advice
+from extraction.pipeline import candidates_write
 from extraction.screening import candidate_screen
 from extraction.wording import third_person
 from integrations.embeddings import embed_texts
 from memories.instructions import REFUSALS, instruction_in
 from memories.models import Memory
 from memories.selectors import memory_visible_count
-from memories.services.memories import end_user_get_or_create, end_user_lock, memory_cap_enforce
-from memories.signals import memories_changed_on_commit
+from memories.services.memories import end_user_get_or_create
 from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, embedding_text, text_clean
 from memories.values import lacks_value
-from tenants.models import ConflictPolicy, Tenant
+from tenants.models import Tenant
 
 logger = logging.getLogger(__name__)
 
@@ -132,26 +131,17 @@ def _remembered(
     *, tenant: Tenant, external_id: str, candidate: Candidate, vectors: Any, actor: str
 ) -> Remembered:
     end_user = end_user_get_or_create(tenant=tenant, external_id=external_id)
-    end_user_lock(end_user_id=end_user.pk)
-    known, rows = known_memories_load(end_user)
-    decisions = decide(
-        candidates=[candidate],
-        vectors=vectors,
-        known=known,
-        advice=no_advice,
-        supersede=tenant.effective_conflict_policy == ConflictPolicy.SUPERSEDE,
+    written = candidates_write(
+        end_user=end_user, candidates=[candidate], vectors=vectors, session=None, actor=actor
     )
-    saved = decisions_apply(
-        end_user=end_user, decisions=decisions, rows=rows, session=None, actor=actor
-    )
-    decision = decisions[0]
-    if decision.action == Action.SKIP and decision.target in rows:
+    saved = written.saved
+    decision = written.decisions[0]
+    if decision.action == Action.SKIP and decision.target in written.rows:
         # Already known word for word, or restating a fact held for review: the memory that
         # holds it is the answer.
-        saved = [rows[decision.target]]
+        saved = [written.rows[decision.target]]
     # One line per note, with the caller's request id (`core.jsonlog`): what was done with it.
     logger.info("remember: %s %s", decision.action, ",".join(memory.id for memory in saved))
-    memory_cap_enforce(end_user=end_user, cap=settings.MEMORY_USER_CAP)
-    memories_changed_on_commit(end_user_ids=[end_user.pk])
+    # The write step capped the user's memories: the note's may be gone already.
     surviving = list(Memory.objects.filter(id__in=[memory.id for memory in saved]))
     return Remembered(surviving, memory_visible_count(end_user=end_user))

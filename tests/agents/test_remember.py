@@ -3,11 +3,14 @@ never an empty success."""
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from rest_framework.test import APIClient
 
 from agents.mcp.server import tool_result
-from extraction.remember import NotRemembered, memory_remember
+from extraction.reader import offline_candidates
+from extraction.remember import NotRemembered, memory_remember, note_candidate
 from memories.models import Memory
 
 pytestmark = pytest.mark.django_db
@@ -179,3 +182,64 @@ def test_a_note_that_ends_before_its_value_is_refused(api, note):
     assert response.json()["error"]["code"] == "not_remembered"
     assert "ends before" in response.json()["error"]["message"]
     assert not Memory.objects.exists()
+
+
+def _extract(api: APIClient, user_id: str, text: str, reply: str = "Noted.") -> None:
+    talk = [{"role": "user", "content": text}, {"role": "assistant", "content": reply}]
+    body = {"user_id": user_id, "conversation": talk}
+    assert api.post("/memories/extract", body, format="json").status_code in (200, 201)
+
+
+def _store(user_id: str) -> list[tuple[str, str, list[str]]]:
+    memories = Memory.objects.filter(end_user__external_id=user_id).order_by("created_at")
+    return [
+        (m.caption, m.status, [v.action for v in m.versions.order_by("version")]) for m in memories
+    ]
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "outcome"),
+    [
+        # Restated with more detail: merged into the memory as a new version.
+        (
+            "I play the bassoon on Sundays.",
+            "I play the bassoon on Sunday mornings.",
+            [("User plays the bassoon on Sunday mornings", "active", ["created", "merged"])],
+        ),
+        # Contradicted: the new fact is held for review beside the old one.
+        (
+            "I work as a nurse.",
+            "I work as a teacher.",
+            [
+                ("User works as a nurse", "active", ["created"]),
+                ("User works as a teacher", "pending_review", ["created"]),
+            ],
+        ),
+        # Said again word for word: nothing new.
+        ("I have two cats.", "I have two cats.", [("User has two cats", "active", ["created"])]),
+    ],
+)
+def test_a_note_is_written_as_an_extraction_writes_the_same_statement(api, first, then, outcome):
+    # The same candidate either way (the reader's and the note's), so what differs after is
+    # the write step's doing: there is one, shared.
+    said = [{"role": "user", "content": then}]
+    assert [c.caption for c in offline_candidates(said)] == [note_candidate(then).caption]
+    by_extraction, by_note = str(uuid.uuid4()), str(uuid.uuid4())
+    _extract(api, by_extraction, first)
+    _extract(api, by_note, first)
+
+    _extract(api, by_extraction, then, reply="Got it.")  # another conversation, not a repeat
+    assert remember(api, then, user_id=by_note).status_code == 200
+
+    assert _store(by_note) == _store(by_extraction) == outcome
+
+
+def test_a_note_past_the_cap_evicts_the_oldest_as_an_extraction_does(api, settings):
+    settings.MEMORY_USER_CAP = 2
+    for note in ("User plays chess", "User's sister lives in Bergen", "User likes jazz"):
+        assert remember(api, note).status_code == 200
+
+    assert _store(USER) == [
+        ("User's sister lives in Bergen", "active", ["created"]),
+        ("User likes jazz", "active", ["created"]),
+    ]

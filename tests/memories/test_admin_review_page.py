@@ -7,6 +7,7 @@ import re
 from datetime import UTC, datetime
 
 import pytest
+from django.contrib.admin.utils import quote
 from django.urls import reverse
 
 from memories.models import Memory, MemoryVersion, ReviewItem
@@ -83,7 +84,7 @@ def test_no_admin_page_writes_a_time_with_a_doubled_period(client_as_operator, l
         conflict_page(auto),
         conflict_page(pending),
         reverse("admin:memories_memory_changelist"),
-        reverse("admin:memories_memory_change", args=[memory.pk]),
+        reverse("admin:memories_memory_change", args=[quote(memory.pk)]),
     ]
 
     for url in pages:

@@ -4,6 +4,7 @@ claim of authority is a form error and changes nothing; invisible characters are
 from __future__ import annotations
 
 import pytest
+from django.contrib.admin.utils import quote
 from django.urls import reverse
 
 from memories.models import Memory, ReviewItem
@@ -19,7 +20,7 @@ def _hashing_embedder(settings):
 
 def _edit(client, memory: Memory, caption: str, full_text: str):
     return client.post(
-        reverse("admin:memories_memory_change", args=[memory.pk]),
+        reverse("admin:memories_memory_change", args=[quote(memory.pk)]),
         {
             "caption": caption,
             "full_text": full_text,
