@@ -66,6 +66,9 @@ def candidate_timed(candidate: Candidate) -> Candidate:
     said_at = candidate.said_at or timezone.now()
     future = has_phrase(clause, "time_future")
     phrases = time_phrases(clause, said_at, future=future)
+    if not has_phrase(clause, "time_perfect"):
+        # "lived in Rome for 5 years" is how long, in the past: not since when.
+        phrases = tuple(phrase for phrase in phrases if phrase.role != "for")
     caption, full_text = candidate.caption, candidate.full_text
     valid_from, valid_to = candidate.valid_from, candidate.valid_to
     held = _held_in_past(candidate.caption)
@@ -156,9 +159,8 @@ def _phrase(
 ) -> TimePhrase | None:
     """The phrase dateparser found at tokens[first:last], its role read before it, if it names
     a time; else None."""
-    roles = _roles()
-    skip = (lexicon("time_modifiers") | {word for phrase in roles for word in phrase}) - _RELATIVE
-    while last > first and tokens[last - 1] in lexicon("conjunctions") | {"and", "but", "so"}:
+    skip = _skipped()
+    while last > first and tokens[last - 1] in lexicon("conjunctions"):
         last -= 1  # "last month and": the phrase ends before the conjunction
     core = first
     while core < last and tokens[core] in skip and not _is_time_word(tokens[core]):
@@ -325,8 +327,21 @@ def _is_time_word(word: str) -> bool:
 def _cued(words: list[str]) -> bool:
     """Whether a clause names a time dateparser may read: a month, a year, a unit of time or a
     word that counts one ("ago", "last", "since"). A clause without one is never parsed."""
-    cues = lexicon("months") | lexicon("durations") | _RELATIVE | {"since", "until", "till"}
+    cues = _cues()
     return any(word in cues or (word.isdigit() and int(word) in _YEARS) for word in words)
+
+
+@cache
+def _cues() -> frozenset[str]:
+    return lexicon("months") | lexicon("durations") | _RELATIVE | {"since", "until", "till"}
+
+
+@cache
+def _skipped() -> frozenset[str]:
+    """The words a phrase dateparser found may open with before its time: role words and
+    modifiers ("in", "from", "the spring of"), not the words that count it ("last")."""
+    roles = {word for phrase in _roles() for word in phrase}
+    return (lexicon("time_modifiers") | roles) - _RELATIVE
 
 
 def _held_in_past(caption: str) -> bool:

@@ -182,6 +182,7 @@ def test_a_birthday_month_is_the_fact_itself_and_stays():
         ("i do nights now", "User does nights now"),
         ("i'm a second year medical student", "User is a second year medical student"),
         ("i walk 10000 steps a day", "User walks 10000 steps a day"),
+        ("i lived in hanoi for 5 years", "User lived in Hanoi for 5 years"),
     ],
 )
 def test_words_that_are_not_a_time_in_the_users_life_change_nothing(said, caption):
