@@ -28,6 +28,7 @@ from django.utils import timezone
 from core.lexicon import has_phrase, lexicon
 from core.words import word_spans, words_of
 from extraction.candidates import Candidate
+from extraction.verbs import base_form, past_tense, third_singular
 from memories.facets import facets_read
 from memories.values import lacks_value
 
@@ -65,13 +66,16 @@ def candidate_timed(candidate: Candidate) -> Candidate:
         return candidate
     said_at = candidate.said_at or timezone.now()
     future = has_phrase(clause, "time_future")
-    phrases = time_phrases(clause, said_at, future=future)
+    told_past = _told_in_past(candidate.caption)
+    # A month said with a present verb is the next one ("starts school in September", "is
+    # moving to Berlin in January"); with a past one the last ("started in March").
+    phrases = time_phrases(clause, said_at, future=future or not told_past)
     if not has_phrase(clause, "time_perfect"):
         # "lived in Rome for 5 years" is how long, in the past: not since when.
         phrases = tuple(phrase for phrase in phrases if phrase.role != "for")
     caption, full_text = candidate.caption, candidate.full_text
     valid_from, valid_to = candidate.valid_from, candidate.valid_to
-    held = _held_in_past(candidate.caption)
+    held = _held_in_past(candidate.caption, told_past)
     for phrase in phrases:
         if _is_value(caption, phrase):
             # "User's son was born two years ago": the time is the fact; written as a date.
@@ -133,7 +137,7 @@ def time_phrases(
     if not tokens:
         return ()
     base = said_at.astimezone(datetime.UTC).replace(tzinfo=None) if said_at.tzinfo else said_at
-    found = _search(" ".join(tokens), base, future)
+    found = _search(" ".join(tokens), base)
     phrases: list[TimePhrase] = []
     at = 0
     for text, _when in found:
@@ -176,7 +180,9 @@ def _phrase(
         return None  # "3 days a week" is how often, not when
     if role == "for" and not point:
         return None
-    resolved = _resolve(" ".join(tokens[core:last]), base, future)
+    # "since March" began before it was said, whatever the verb.
+    ahead = future and role not in ("from", "for", "past")
+    resolved = _resolve(" ".join(tokens[core:last]), base, ahead)
     if resolved is None:
         return None
     day, period = resolved
@@ -225,12 +231,11 @@ def _resolve(text: str, base: datetime.datetime, future: bool) -> tuple[datetime
     return data.date_obj.date(), data.period or "day"
 
 
-def _search(
-    text: str, base: datetime.datetime, future: bool
-) -> list[tuple[str, datetime.datetime]]:
+def _search(text: str, base: datetime.datetime) -> list[tuple[str, datetime.datetime]]:
+    """The phrases dateparser reads as times in `text` (each resolved again with its role)."""
     from dateparser.search import search_dates
 
-    return search_dates(text, languages=["en"], settings=_settings(base, future)) or []
+    return search_dates(text, languages=["en"], settings=_settings(base, False)) or []
 
 
 def _settings(base: datetime.datetime, future: bool) -> dict:
@@ -344,12 +349,40 @@ def _skipped() -> frozenset[str]:
     return (lexicon("time_modifiers") | roles) - _RELATIVE
 
 
-def _held_in_past(caption: str) -> bool:
-    """Whether the caption states a state of the past ("User was vegan", "User used to ...")."""
+def _told_in_past(caption: str) -> bool:
+    """Whether the caption's verb is a past ("User moved", "User's sister got married") or a
+    perfect ("User has been ..."), read by `extraction.verbs` from its closed list of verbs."""
+    words = words_of(caption)
+    for at, word in enumerate(words[1:], start=1):
+        after = words[at + 1] if at + 1 < len(words) else ""
+        if word in {"has", "have"}:
+            return after == "been" or past_tense(after)
+        if past_tense(word) or word in {"was", "were", "used"}:
+            return True
+        if third_singular(word) or word in lexicon("copulas") | lexicon("auxiliaries"):
+            return False
+        if base_form(word):
+            return words[0] == "user"  # "User quit": a base form after "User" is a past
+    return False
+
+
+def _held_in_past(caption: str, told_past: bool) -> bool:
+    """Whether the caption states a state of the past ("User was vegan", "User used to ...",
+    "User lived in Rome": a past of a state the registry knows), not an event ("User moved to
+    Rome", "User adopted a cat")."""
     words = words_of(caption)
     if len(words) > 1 and words[1] in {"was", "were", "had"}:
         return True
-    return any(facet.past for facet in facets_read(caption))
+    facets = facets_read(caption)
+    if any(facet.past for facet in facets):
+        return True
+    return told_past and any(
+        not facet.change and ":" not in facet.attribute and not _perfect(words) for facet in facets
+    )
+
+
+def _perfect(words: list[str]) -> bool:
+    return any(word in {"has", "have"} for word in words[1:3])
 
 
 def _is_value(caption: str, phrase: TimePhrase) -> bool:

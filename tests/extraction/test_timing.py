@@ -88,6 +88,32 @@ def test_a_month_said_of_something_done_is_the_last_one_before_the_message():
     assert timed.valid_from == datetime.date(2026, 3, 1)
 
 
+def test_a_month_said_with_a_present_verb_is_the_next_one():
+    timed = _timed(
+        "my son starts secondary school in september",
+        "User's son starts secondary school in September",
+    )
+
+    assert timed.caption == "User's son starts secondary school"
+    assert (timed.valid_from, timed.valid_to) == (None, datetime.date(2027, 9, 30))
+
+
+def test_a_past_state_in_a_year_held_that_year_only_but_an_event_goes_on():
+    lived = _timed("i lived in bordeaux in 2015", "User lived in Bordeaux in 2015")
+    adopted = _timed("we adopted a tortoise in 2015", "User adopted a tortoise in 2015")
+
+    assert (lived.caption, lived.valid_from, lived.valid_to) == (
+        "User lived in Bordeaux",
+        datetime.date(2015, 1, 1),
+        datetime.date(2015, 12, 31),
+    )
+    assert (adopted.caption, adopted.valid_from, adopted.valid_to) == (
+        "User adopted a tortoise",
+        datetime.date(2015, 1, 1),
+        None,
+    )
+
+
 def test_an_expected_baby_in_march_is_next_march_and_holds_only_until_its_end():
     timed = _timed("we're expecting a baby in march!!", "User is expecting a baby in March")
 
