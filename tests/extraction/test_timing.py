@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,8 @@ from django.utils import timezone
 
 from extraction.candidates import Candidate
 from extraction.jobs import extraction_perform
+from extraction.reader import offline_candidates
+from extraction.time_phrases import time_fronted
 from extraction.timing import candidate_timed
 from memories.models import Memory
 from tests.extraction.extract_helpers import stored_active
@@ -248,6 +251,28 @@ def test_a_clause_without_a_time_never_loads_the_date_parser():
     )
 
     assert out.stdout.strip().splitlines()[-1] == "False"
+
+
+@pytest.mark.parametrize(
+    ("said", "moved"),
+    [
+        ("Two years ago we adopted a greyhound", "we adopted a greyhound two years ago"),
+        ("In 2019, I moved to Porto.", "I moved to Porto in 2019."),
+        ("since march i've been at the bakery", "i've been at the bakery since march"),
+        ("In Paris we ate snails", "In Paris we ate snails"),
+        ("Lately I have been running", "Lately I have been running"),
+    ],
+)
+def test_a_time_said_before_the_user_goes_after_their_clause(said, moved):
+    assert time_fronted(said) == moved
+
+
+def test_a_fronted_time_is_read_by_the_offline_reader_and_leaves_the_caption():
+    [read] = offline_candidates([{"role": "user", "content": "A few years ago I took up judo"}])
+
+    timed = candidate_timed(replace(read, said_at=NOV_10))
+
+    assert (timed.caption, timed.valid_from) == ("User took up judo", datetime.date(2023, 11, 10))
 
 
 @pytest.mark.django_db
