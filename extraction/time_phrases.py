@@ -47,7 +47,7 @@ def time_fronted(part: str) -> str:
     heads = [words_of(token)[:1] for token in written[:6]]
     subject = next((at for at, head in enumerate(heads) if head and head[0] in _subjects()), 0)
     lead = [word for token in written[:subject] for word in words_of(token)]
-    if not lead or not all(_timely(word) for word in lead) or not cued(lead):
+    if not lead or not all(_timely(word) for word in lead) or not _names_time(lead):
         return part
     rest = " ".join(written[subject:])
     body = rest.rstrip(".!?")
@@ -60,6 +60,15 @@ def time_fronted(part: str) -> str:
 @cache
 def _subjects() -> frozenset[str]:
     return lexicon("user_subjects")
+
+
+def _names_time(words: list[str]) -> bool:
+    """Whether words name a time, not only a unit ("second: I live in ..."): a month, a year,
+    or a unit counted back or on ("two years ago", "last summer")."""
+    units = any(word in lexicon("durations") or word in lexicon("time_modifiers") for word in words)
+    return any(_is_time_word(word) for word in words) or (
+        units and any(word in RELATIVE for word in words)
+    )
 
 
 def _timely(word: str) -> bool:

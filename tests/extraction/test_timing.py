@@ -261,6 +261,7 @@ def test_a_clause_without_a_time_never_loads_the_date_parser():
         ("since march i've been at the bakery", "i've been at the bakery since march"),
         ("In Paris we ate snails", "In Paris we ate snails"),
         ("Lately I have been running", "Lately I have been running"),
+        ("second: i live in berlin", "second: i live in berlin"),
     ],
 )
 def test_a_time_said_before_the_user_goes_after_their_clause(said, moved):
