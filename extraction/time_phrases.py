@@ -13,12 +13,18 @@ from __future__ import annotations
 
 import calendar
 import datetime
+import logging
 from dataclasses import dataclass
 from functools import cache
 
 from core.lexicon import lexicon
 from core.words import words_of
 
+logger = logging.getLogger(__name__)
+
+# A clause longer than this is a run-on whose times' scope is unclear, and dateparser's search
+# grows faster than its length (about 175 ms at 400 words): its times are left unread.
+MAX_CLAUSE_WORDS = 60
 # The years a bare four-digit number can name ("since 2019"; "2000 steps" is no time).
 _YEARS = range(1900, 2101)
 # Words that say a time is counted back from, or on from, when it was said.
@@ -91,21 +97,25 @@ def time_phrases(
     "May" a month in "a cat called May") and read the role of each."""
     written = words_of(clause)
     tokens, origin = _normalised(written)
-    if not tokens:
+    if not tokens or len(tokens) > MAX_CLAUSE_WORDS:
         return ()
     base = said_at.astimezone(datetime.UTC).replace(tzinfo=None) if said_at.tzinfo else said_at
-    found = _search(" ".join(tokens), base)
     phrases: list[TimePhrase] = []
-    at = 0
-    for text, _when in found:
-        hit = words_of(text)
-        where = _find(tokens, hit, at)
-        if where is None:
-            continue
-        at = where + len(hit)
-        phrase = _phrase(tokens, origin, written, where, at, base, future)
-        if phrase is not None:
-            phrases.append(phrase)
+    try:
+        found = _search(" ".join(tokens), base)
+        at = 0
+        for text, _when in found:
+            hit = words_of(text)
+            where = _find(tokens, hit, at)
+            if where is None:
+                continue
+            at = where + len(hit)
+            phrase = _phrase(tokens, origin, written, where, at, base, future)
+            if phrase is not None:
+                phrases.append(phrase)
+    except Exception:  # any failure of the parser: the facts are kept, without their times
+        logger.warning("dateparser failed on a clause; its times are left unread", exc_info=True)
+        return ()
     return tuple(phrases)
 
 

@@ -235,6 +235,19 @@ def test_a_leading_phrase_leaves_a_clean_sentence():
     assert timed.caption == "User's brother moved to Perth"
 
 
+def test_a_failing_date_parser_keeps_the_fact_as_said(monkeypatch):
+    import dateparser.search
+
+    def broken(*args, **kwargs):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(dateparser.search, "search_dates", broken)
+
+    timed = _timed("we moved to lisbon last month", "User moved to Lisbon last month")
+
+    assert (timed.caption, timed.valid_from) == ("User moved to Lisbon last month", None)
+
+
 def test_a_clause_without_a_time_never_loads_the_date_parser():
     code = (
         "import django, sys; django.setup();"
