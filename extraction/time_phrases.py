@@ -139,6 +139,7 @@ def _phrase(
     if core >= last:
         return None
     begin, role = _role_before(tokens, core)
+    future = future or "next" in tokens[begin:core]  # "next June"
     kept = _kept(tokens[core:last], role)
     if kept is None:
         return None
@@ -253,11 +254,13 @@ def _roles() -> dict[tuple[str, ...], str]:
 
 @cache
 def _counts() -> dict[tuple[str, ...], str]:
-    """The counts said in words dateparser does not read (`vague_counts.txt`), by their words."""
+    """The words dateparser does not read, by their words, and what it reads instead: counts
+    (`vague_counts.txt`: "a couple of" is 2) and seasons (`seasons.txt`: "summer" is July)."""
     found = {}
-    for line in lexicon("vague_counts"):
-        number, phrase = line.split(maxsplit=1)
-        found[tuple(phrase.split())] = number
+    for name in ("vague_counts", "seasons"):
+        for line in lexicon(name):
+            instead, phrase = line.split(maxsplit=1)
+            found[tuple(phrase.split())] = instead
     return found
 
 
@@ -305,7 +308,8 @@ def cued(words: list[str]) -> bool:
 
 @cache
 def _cues() -> frozenset[str]:
-    return lexicon("months") | lexicon("durations") | RELATIVE | {"since", "until", "till"}
+    seasons = {line.split(maxsplit=1)[1] for line in lexicon("seasons")}
+    return lexicon("months") | lexicon("durations") | RELATIVE | seasons | {"since", "until"}
 
 
 @cache

@@ -189,6 +189,35 @@ def test_for_so_many_years_with_has_holds_from_that_far_back():
     assert timed.valid_from == datetime.date(2020, 11, 10)
 
 
+def test_a_season_is_read_as_its_middle_month():
+    timed = _timed("took up bouldering last summer", "User took up bouldering last summer")
+
+    assert (timed.caption, timed.valid_from) == (
+        "User took up bouldering",
+        datetime.date(2026, 7, 1),
+    )
+
+
+def test_last_and_next_before_a_month_pick_the_one_before_or_after():
+    wed = _timed("we got hitched last june", "User got hitched last June")
+    due = _timed("we're getting hitched next june", "User is getting hitched next June")
+
+    assert (wed.caption, wed.valid_from) == ("User got hitched", datetime.date(2026, 6, 1))
+    assert (due.caption, due.valid_to) == ("User is getting hitched", datetime.date(2027, 6, 30))
+
+
+def test_for_about_so_many_years_is_still_since_then():
+    timed = _timed(
+        "i've been keeping bees for about 3 years",
+        "User has been keeping bees for about 3 years",
+    )
+
+    assert (timed.caption, timed.valid_from) == (
+        "User has been keeping bees",
+        datetime.date(2023, 11, 10),
+    )
+
+
 def test_a_birth_two_years_ago_keeps_its_date_written_out_and_holds_no_period():
     timed = _timed("my nephew was born two years ago", "User's nephew was born two years ago")
 
