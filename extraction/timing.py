@@ -32,8 +32,32 @@ from memories.values import lacks_value
 
 
 def candidates_timed(candidates: list[Candidate]) -> list[Candidate]:
-    """Each candidate with the time its clause states (`candidate_timed`)."""
-    return [candidate_timed(candidate) for candidate in candidates]
+    """Each candidate with the time its clause states (`candidate_timed`), or, when it holds
+    "now" and states none, since the change told beside it (`_since_the_change`)."""
+    timed = [candidate_timed(candidate) for candidate in candidates]
+    return [_since_the_change(timed, at) for at in range(len(timed))]
+
+
+def _since_the_change(timed: list[Candidate], at: int) -> Candidate:
+    """ "I got promoted last month, I'm now a senior accountant": a fact said to hold now
+    (`core/lexicons/time_now.txt`) with no time of its own holds since the change told in the
+    clause next to it, said at the same time (the candidate before, else after), when that
+    one's own time began then and did not end."""
+    candidate = timed[at]
+    if candidate.valid_from or candidate.valid_to:
+        return candidate
+    if not has_phrase(candidate.said or candidate.caption, "time_now"):
+        return candidate
+    for other in (timed[at - 1] if at else None, timed[at + 1] if at + 1 < len(timed) else None):
+        if (
+            other is not None
+            and other.said_at == candidate.said_at
+            and other.said != candidate.said
+            and other.valid_from
+            and not other.valid_to
+        ):
+            return replace(candidate, valid_from=other.valid_from)
+    return candidate
 
 
 def candidate_timed(candidate: Candidate) -> Candidate:
@@ -46,16 +70,17 @@ def candidate_timed(candidate: Candidate) -> Candidate:
         return candidate
     said_at = candidate.said_at or timezone.now()
     future = has_phrase(clause, "time_future")
-    told_past = _told_in_past(candidate.caption)
+    tense = _tense(candidate.caption)
     # A month said with a present verb is the next one ("starts school in September", "is
-    # moving to Berlin in January"); with a past one the last ("started in March").
-    phrases = time_phrases(clause, said_at, future=future or not told_past)
+    # moving to Berlin in January"); with a past one, or a verb not known, the last ("started
+    # in March").
+    phrases = time_phrases(clause, said_at, future=future or tense == "present")
     if not has_phrase(clause, "time_perfect"):
         # "lived in Rome for 5 years" is how long, in the past: not since when.
         phrases = tuple(phrase for phrase in phrases if phrase.role != "for")
     caption, full_text = candidate.caption, candidate.full_text
     valid_from, valid_to = candidate.valid_from, candidate.valid_to
-    held = _held_in_past(candidate.caption, told_past)
+    held = _held_in_past(candidate.caption, tense == "past")
     for phrase in phrases:
         if _is_value(caption, phrase):
             # "User's son was born two years ago": the time is the fact; written as a date.
@@ -106,21 +131,25 @@ def _holds(
     return phrase.start, None  # "moved to Lisbon last month": since then
 
 
-def _told_in_past(caption: str) -> bool:
-    """Whether the caption's verb is a past ("User moved", "User's sister got married") or a
-    perfect ("User has been ..."), read by `extraction.verbs` from its closed list of verbs."""
+def _tense(caption: str) -> str:
+    """The tense of the caption's verb, "past" ("User moved", "User's sister got married", a
+    perfect: "User has been ...") or "present" ("User starts", "User is moving"), read by
+    `extraction.verbs` from its closed list of verbs; "" when no verb it knows is there."""
     words = words_of(caption)
-    for at, word in enumerate(words[1:], start=1):
+    # The verb comes within a few words of the caption's start ("User's older sister got ...");
+    # later words are its object or a time ("... diet in May" is no modal).
+    for at, word in enumerate(words[1:5], start=1):
         after = words[at + 1] if at + 1 < len(words) else ""
         if word in {"has", "have"}:
-            return after == "been" or past_tense(after)
+            return "past" if after == "been" or past_tense(after) else "present"
         if past_tense(word) or word in {"was", "were", "used"}:
-            return True
+            return "past"
         if third_singular(word) or word in lexicon("copulas") | lexicon("auxiliaries"):
-            return False
+            return "present"
         if base_form(word):
-            return words[0] == "user"  # "User quit": a base form after "User" is a past
-    return False
+            # "User quit": after "User" a base form is a past; after several people, a present.
+            return "past" if words[0] == "user" else "present"
+    return ""
 
 
 def _held_in_past(caption: str, told_past: bool) -> bool:

@@ -18,7 +18,7 @@ from extraction.candidates import Candidate
 from extraction.jobs import extraction_perform
 from extraction.reader import offline_candidates
 from extraction.time_phrases import time_fronted
-from extraction.timing import candidate_timed
+from extraction.timing import candidate_timed, candidates_timed
 from memories.models import Memory
 from tests.extraction.extract_helpers import stored_active
 from tests.scripted_llm import ScriptedLLM, fact
@@ -229,6 +229,26 @@ def test_a_birthday_month_is_the_fact_itself_and_stays():
     timed = _timed("my birthday's in october", "User's birthday is in October")
 
     assert timed.caption == "User's birthday is in October"
+    assert (timed.valid_from, timed.valid_to) == (None, None)
+
+
+def test_a_fact_said_to_hold_now_holds_since_the_change_told_beside_it():
+    said = "we adopted a third rabbit in august, we have three rabbits now"
+    read = offline_candidates([{"role": "user", "content": said}])
+
+    timed = candidates_timed([replace(candidate, said_at=NOV_10) for candidate in read])
+
+    assert [(c.caption, c.valid_from) for c in timed] == [
+        ("User adopted a third rabbit", datetime.date(2026, 8, 1)),
+        ("User has three rabbits now", datetime.date(2026, 8, 1)),
+    ]
+
+
+def test_now_alone_sets_no_time():
+    [timed] = candidates_timed(
+        [Candidate("User has three rabbits now", "x", said="we have three rabbits now")]
+    )
+
     assert (timed.valid_from, timed.valid_to) == (None, None)
 
 
