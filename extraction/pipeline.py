@@ -34,6 +34,7 @@ from extraction.prompts import extract_with_llm
 from extraction.reader import offline_candidates, read_statements
 from extraction.safety_net import statements_missed
 from extraction.screening import candidates_screen
+from extraction.timing import candidates_timed
 from integrations.embeddings import current_model_id, embed_texts
 from integrations.llm import LLMUsage
 from memories.facets import category_of
@@ -257,6 +258,10 @@ def conversation_memories_write(
     """
     candidates, extractor = candidates_extract(messages, usage, read_before=read_before)
     candidates = _screened(candidates, usage)
+    # When each fact holds, from the time phrases of what the user said, and captions without
+    # the relative ones ("moved to Lisbon last month"), both paths alike. After screening, which
+    # reads the passing times ("sore since tuesday") the caption still says.
+    candidates = candidates_timed(candidates)
     # The last gate of both paths: a caption that ends before its value ("User loves") says
     # nothing, so it is never stored.
     candidates = [candidate for candidate in candidates if not lacks_value(candidate.caption)]

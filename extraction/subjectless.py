@@ -28,6 +28,7 @@ import re
 from core.lexicon import has_phrase, lexicon
 from core.words import words_of
 from extraction.people import last_person
+from extraction.time_phrases import time_fronted
 from extraction.verbs import base_form, past_tense, third_singular
 
 # What may follow a past tense for the user to be its subject: the verb's object or its count
@@ -123,7 +124,9 @@ def user_goes_on(piece: str, before: str) -> str | None:
 
 def adverb_moved(part: str) -> str:
     """ "now im a product manager" as "im now a product manager": an adverb before the user
-    goes after them, where the reader and the registry read it ("is now" a change)."""
+    goes after them, where the reader and the registry read it ("is now" a change); a time
+    phrase after their clause ("last month we moved ...", `timing.time_fronted`)."""
+    part = time_fronted(part)
     words = part.split(" ")
     said = words_of(" ".join(words[:2]))
     if len(said) == 2 and said[0] in lexicon("adverbs") and said[1] in lexicon("user_subjects"):

@@ -93,3 +93,10 @@ def finite(word: str, *, plural: bool = False) -> bool:
     `plural`): the third person or the past ("works", "died"), or the base for several
     ("my kids love ...")."""
     return third_singular(word) or past_tense(word) or (plural and base_form(word))
+
+
+def base_of(word: str) -> str:
+    """The listed base a verb form comes from ("lived" and "lives" are "live"); the word
+    itself when it is a base or no listed verb makes it."""
+    forms = _forms()
+    return forms["past"].get(word) or forms["third"].get(word) or word

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
     [
         ("i smoke tho", ["User smokes"]),
         ("ngl i still bite my nails lol", ["User still bites their nails"]),
-        ("we got divorced last year :(", ["User got divorced last year"]),
+        ("we got divorced last year :(", ["User got divorced"]),  # the year: valid_from
         ("im allergic to shellfish too haha", ["User is allergic to shellfish"]),
         ("my brother is a chef as well", ["User's brother is a chef"]),
         ("i play the drums :)", ["User plays the drums"]),
@@ -93,7 +93,7 @@ def test_a_person_or_place_the_user_names_keeps_its_capital(api, offline, said, 
         ("my back has been killing me all week", []),
         # A year is not a passing time, and a change stays a change.
         ("ive had asthma since 2019", ["User has had asthma since 2019"]),
-        ("i moved to bristol this week", ["User moved to Bristol this week"]),
+        ("i moved to bristol this week", ["User moved to Bristol"]),  # the week: valid_from
     ],
 )  # fmt: skip
 def test_a_passing_state_is_not_stored(api, offline, said, stored):

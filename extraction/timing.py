@@ -1,0 +1,257 @@
+"""Time phrases in what the user said (issue 33): when a fact holds, and a caption that does not
+go stale.
+
+"We moved to Lisbon last month", said on 2026-11-10, is "User moved to Lisbon" from 2026-10-01:
+the phrase is read from the clause the candidate came from (`Candidate.said`), resolved against
+when it was said (`Candidate.said_at`, else now), and taken out of the caption (and, when it is
+relative, out of the full text), so the caption is still true a year on.
+
+The phrases and their dates come from `extraction.time_phrases` (dateparser, no date grammar of
+our own). What each does to the fact is read here: its role ("since 2019": from then; "until
+2020": to then; "back in 2015": then, not now), a clause about the past with no date of its own
+("used to", "when I was a kid": over when it was said), one that looks ahead ("expecting a baby
+in March": the next March, and only until its end), and the caption's verb (a month said with a
+present verb is the next one; "lived in Rome in 2015" held that year only).
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import replace
+
+from django.utils import timezone
+
+from core.lexicon import has_phrase, lexicon
+from core.words import word_spans, words_of
+from extraction.candidates import Candidate
+from extraction.time_phrases import RELATIVE, TimePhrase, cued, time_phrases
+from extraction.verbs import base_form, base_of, past_tense, third_singular
+from memories.attributes import registry
+from memories.facets import facets_read
+from memories.values import lacks_value
+
+
+def candidates_timed(candidates: list[Candidate]) -> list[Candidate]:
+    """Each candidate with the time its clause states (`candidate_timed`), or, when it holds
+    "now" and states none, since the change told beside it (`_since_the_change`)."""
+    timed = [candidate_timed(candidate) for candidate in candidates]
+    return [_since_the_change(timed, at) for at in range(len(timed))]
+
+
+def _since_the_change(timed: list[Candidate], at: int) -> Candidate:
+    """ "I got promoted last month, I'm now a senior accountant": a fact said to hold now
+    (`core/lexicons/time_now.txt`) with no time of its own holds since the change told in the
+    clause next to it, said at the same time (the candidate before, else after), when that
+    one's own time began then and did not end."""
+    candidate = timed[at]
+    if candidate.valid_from or candidate.valid_to:
+        return candidate
+    if not has_phrase(candidate.said or candidate.caption, "time_now"):
+        return candidate
+    for other in (timed[at - 1] if at else None, timed[at + 1] if at + 1 < len(timed) else None):
+        if (
+            other is not None
+            and other.said_at == candidate.said_at
+            and other.said != candidate.said
+            and other.valid_from
+            and not other.valid_to
+        ):
+            return replace(candidate, valid_from=other.valid_from)
+    return candidate
+
+
+def candidate_timed(candidate: Candidate) -> Candidate:
+    """The candidate with `valid_from`/`valid_to` from the time phrases of the clause it came
+    from, and those phrases out of its caption (a relative one out of its full text too). A
+    candidate whose clause names no time comes back as it is."""
+    clause = candidate.said or candidate.caption
+    past = has_phrase(clause, "time_past")
+    if not past and not cued(words_of(clause)):
+        return candidate
+    said_at = candidate.said_at or timezone.now()
+    future = has_phrase(clause, "time_future")
+    tense = _tense(candidate.caption)
+    # A month said with a present verb is the next one ("starts school in September", "is
+    # moving to Berlin in January"); with a past one, or a verb not known, the last ("started
+    # in March").
+    phrases = time_phrases(clause, said_at, future=future or tense == "present")
+    if not has_phrase(clause, "time_perfect"):
+        # "lived in Rome for 5 years" is how long, in the past: not since when.
+        phrases = tuple(phrase for phrase in phrases if phrase.role != "for")
+    caption, full_text = candidate.caption, candidate.full_text
+    valid_from, valid_to = candidate.valid_from, candidate.valid_to
+    held = _held_in_past(candidate.caption, tense == "past")
+    for phrase in phrases:
+        if _is_value(caption, phrase):
+            # "User's son was born two years ago": the time is the fact; written as a date.
+            caption, full_text = _dated(caption, phrase), _dated(full_text, phrase)
+            continue
+        if _bare(_stripped(caption, phrase.words)):
+            # "User retired in 2018", "User only started in January": without its time the
+            # caption says next to nothing, so it keeps it, written as a date.
+            caption, full_text = _dated(caption, phrase, True), _dated(full_text, phrase, True)
+        else:
+            caption = _stripped(caption, phrase.words)
+            if phrase.relative:
+                full_text = _stripped(full_text, phrase.words)
+        # A time after the message is ahead of it, whatever the verb ("moving to Porto next
+        # year").
+        ahead = future or phrase.start > said_at.date()
+        begins, ends = _holds(phrase, future=ahead, held=held)
+        valid_from = valid_from or begins
+        valid_to = valid_to or ends
+    if past and valid_to is None:
+        # "I used to live in Paris": over by the time it was said, whenever it began.
+        valid_to = said_at.date()
+    if valid_from and valid_to and valid_from > valid_to:
+        valid_from = None
+    return replace(
+        candidate,
+        caption=caption,
+        full_text=full_text,
+        valid_from=valid_from,
+        valid_to=valid_to,
+    )
+
+
+def _holds(
+    phrase: TimePhrase, *, future: bool, held: bool
+) -> tuple[datetime.date | None, datetime.date | None]:
+    """When the fact holds, from one phrase: its role, whether the clause looks ahead, and
+    whether the caption states a state of the past ("User was vegan")."""
+    if phrase.role == "from" or phrase.role == "for":
+        return phrase.start, None
+    if phrase.role == "to":
+        return None, phrase.start
+    if phrase.role == "past" or (held and not future):
+        return phrase.start, phrase.end
+    if future:
+        # "expecting a baby in March": an expectation, until the end of the time it names.
+        return None, phrase.end
+    return phrase.start, None  # "moved to Lisbon last month": since then
+
+
+def _tense(caption: str) -> str:
+    """The tense of the caption's verb, "past" ("User moved", "User's sister got married", a
+    perfect: "User has been ...") or "present" ("User starts", "User is moving"), read by
+    `extraction.verbs` from its closed list of verbs; "" when no verb it knows is there."""
+    words = words_of(caption)
+    # The verb comes within a few words of the caption's start ("User's older sister got ...");
+    # later words are its object or a time ("... diet in May" is no modal).
+    for at, word in enumerate(words[1:5], start=1):
+        after = words[at + 1] if at + 1 < len(words) else ""
+        if word in {"has", "have"}:
+            return "past" if after == "been" or past_tense(after) else "present"
+        if past_tense(word) or word in {"was", "were", "used"}:
+            return "past"
+        if third_singular(word) or word in lexicon("copulas") | lexicon("auxiliaries"):
+            return "present"
+        if base_form(word):
+            # "User quit": after "User" a base form is a past; after several people, a present.
+            return "past" if words[0] == "user" else "present"
+    return ""
+
+
+def _held_in_past(caption: str, told_past: bool) -> bool:
+    """Whether the caption states a state of the past ("User was vegan", "User used to ...",
+    "User lived in Rome": a past of a state the registry knows), not an event ("User moved to
+    Rome", "User adopted a cat")."""
+    words = words_of(caption)
+    if len(words) > 1 and words[1] in {"was", "were", "had"}:
+        return True
+    facets = facets_read(caption)
+    if any(facet.past for facet in facets):
+        return True
+    # Only the past of a phrase the registry states a state with ("lived in" of "lives in",
+    # "worked at" of "works at"): anything else said in the past is an event, which goes on
+    # ("moved to", "bought a house", "adopted a cat").
+    verb = next((word for word in words[1:] if past_tense(word)), "")
+    perfect = any(word in {"has", "have"} for word in words[1:3])  # "has lived": still does
+    return (
+        told_past
+        and not perfect
+        and any(
+            base_of(phrase.split()[0]) == base_of(verb)
+            for facet in facets
+            if not facet.change and facet.attribute in registry()
+            for phrase in registry()[facet.attribute].says
+        )
+    )
+
+
+def _is_value(caption: str, phrase: TimePhrase) -> bool:
+    """Whether the time is the fact itself ("User's son was born two years ago", "User's
+    birthday is in March"): said right after a word of `time_values`, or the caption says
+    nothing without it."""
+    at = _locate(caption, phrase.words)
+    if at is None:
+        return False
+    before = [word.group().lower() for word in word_spans(caption[: at[0]])][-3:]
+    if any(word in lexicon("time_values") for word in before):
+        return True
+    return lacks_value(_stripped(caption, phrase.words))
+
+
+def _locate(text: str, words: tuple[str, ...]) -> tuple[int, int] | None:
+    """Where the words stand in `text`, as characters, if they do."""
+    spans = word_spans(text)
+    said = [span.group().lower().replace("\u2019", "'") for span in spans]
+    for at in range(len(said) - len(words) + 1):
+        if tuple(said[at : at + len(words)]) == words:
+            return spans[at].start(), spans[at + len(words) - 1].end()
+    return None
+
+
+def _stripped(text: str, words: tuple[str, ...]) -> str:
+    """`text` without the phrase, tidied: no doubled space, no comma left hanging ("Last month,
+    User moved ..." is "User moved ...")."""
+    at = _locate(text, words)
+    if at is None:
+        return text
+    head, tail = text[: at[0]].rstrip(), text[at[1] :].lstrip()
+    if not head.strip(" ,"):
+        head, tail = "", tail.lstrip(" ,")
+    if tail[:1] in {",", ".", "!", "?", ";", ""}:
+        head = head.rstrip(" ,")
+    joined = f"{head} {tail}" if head and tail and tail[0] not in ",.!?;" else head + tail
+    joined = " ".join(joined.split())
+    return joined[:1].upper() + joined[1:] if joined and not head else joined
+
+
+def _dated(text: str, phrase: TimePhrase, yearly: bool = False) -> str:
+    """A relative phrase written as its date ("two years ago" is "in November 2024", "since
+    last year" "since 2025"), so the caption stays true; an absolute one as it is. A month
+    alone ("birthday is in March") comes back every year: written with its year only when
+    `yearly` (it happened in one)."""
+    recurring = phrase.words[-1] in lexicon("months") and not set(phrase.words) & RELATIVE
+    if not phrase.relative or (recurring and not yearly):
+        return text
+    at = _locate(text, phrase.words)
+    if at is None:
+        return text
+    return text[: at[0]] + _written(phrase) + text[at[1] :]
+
+
+# How a time is written back into a caption, by its role: "since 2025", "until March 2027".
+_ROLE_WORDS = {"from": "since", "for": "since", "to": "until", "past": "back in"}
+
+
+def _written(phrase: TimePhrase) -> str:
+    day = phrase.start
+    if phrase.period == "year":
+        when = str(day.year)
+    elif phrase.period == "month":
+        when = f"{day:%B} {day.year}"
+    else:
+        when = f"{day.day} {day:%B} {day.year}"
+    lead = _ROLE_WORDS.get(phrase.role) or ("on" if phrase.period == "day" else "in")
+    return f"{lead} {when}"
+
+
+def _bare(caption: str) -> bool:
+    """Whether a caption says one word about its subject, adverbs, auxiliaries and copulas
+    aside ("User retired", "User only started", "User has been coeliac")."""
+    words = words_of(caption)
+    words = words[2:] if words[:1] == ["user's"] else words[1:]
+    light = lexicon("adverbs") | lexicon("auxiliaries") | lexicon("copulas")
+    return len([word for word in words if word not in light]) < 2
