@@ -56,9 +56,6 @@ class RankingParams:
     # (-inf) for the hashing embedder, whose cosines measure shared words, not meaning: a
     # memory sharing none sits at noise around 0 whatever it is about.
     need_z: float = 0.0
-    # A general question ("how long do cats live?") is answered from general knowledge even
-    # when the user has a cat: only a memory this close counts (cosine).
-    general_cosine: float = 0.5
     # A prompt about the user themself ("where do i live?") is answered by the user's own
     # facts: a fact about one of their people keeps this share of its score (ranking only).
     others_weight: float = 0.25
@@ -72,10 +69,10 @@ DEFAULT_PARAMS = RankingParams()
 # gives about 0.1); OpenAI's are an uncalibrated first guess (unrelated texts sit near 0.1
 # there): check them with `bench_recall --offtopic` before relying on them.
 _FLOORS = {
-    LOCAL_MODEL_ID: (0.25, 0.20, 0.50),
-    LOCAL_QUANTIZED_MODEL_ID: (0.25, 0.20, 0.50),
-    HASHING_MODEL_ID: (0.10, 0.05, 0.30),
-    OPENAI_MODEL_ID: (0.30, 0.22, 0.55),
+    LOCAL_MODEL_ID: (0.25, 0.20),
+    LOCAL_QUANTIZED_MODEL_ID: (0.25, 0.20),
+    HASHING_MODEL_ID: (0.10, 0.05),
+    OPENAI_MODEL_ID: (0.30, 0.22),
 }
 
 
@@ -83,13 +80,12 @@ def params_for(model_id: str) -> RankingParams:
     """The ranking parameters calibrated for vectors of `model_id`."""
     if model_id not in _FLOORS:
         return DEFAULT_PARAMS
-    strong, weak, general = _FLOORS[model_id]
+    strong, weak = _FLOORS[model_id]
     need_z = -np.inf if model_id == HASHING_MODEL_ID else DEFAULT_PARAMS.need_z
     return replace(
         DEFAULT_PARAMS,
         strong_cosine=strong,
         weak_cosine=weak,
-        general_cosine=general,
         need_z=need_z,
     )
 
@@ -182,13 +178,13 @@ def rank(
         scores = cosine
         candidates = np.arange(index.size)
     else:
-        floor = params.general_cosine if query.general else params.strong_cosine
         if query.general:
-            strong = cosine >= floor
-        else:
-            strong = (cosine >= params.strong_cosine) | (
-                (cosine >= params.weak_cosine) & (lexical > 0)
-            )
+            # A question about the world ("how do bees make honey?") is answered from
+            # knowledge even when the user keeps bees: however close a memory is, it is not
+            # what was asked. A question about the user's world names them or their people
+            # (recall.selectors), or asks for a judgement that depends on them (recall.domains).
+            return _empty(_why_general(cosine) if explain else None)
+        strong = (cosine >= params.strong_cosine) | ((cosine >= params.weak_cosine) & (lexical > 0))
         if needed is not None:
             # A personal request reaches what its domains need, even without a shared word.
             z = (cosine - cosine.mean()) / max(float(cosine.std()), 1e-6)
@@ -198,7 +194,7 @@ def rank(
                 & (z >= params.need_z)
             )
         if not strong.any():
-            return _empty(_why(floor, cosine, needed, params) if explain else None)
+            return _empty(_why(params.strong_cosine, cosine, needed, params) if explain else None)
         top = float(lexical.max())
         w = params.vector_weight
         # A hub estimate needs many fellow memories: in a small corpus the nearest twenty are
@@ -263,13 +259,20 @@ def _signals(
     return found
 
 
+def _why_general(cosine: np.ndarray) -> dict:
+    """Why a question about the world got no memory, and how close the closest one was."""
+    return {
+        "reason": "a question about the world, not about this user",
+        "best_cosine": round(float(cosine.max()), 4) if cosine.size else None,
+    }
+
+
 def _why(
     floor: float, cosine: np.ndarray | None, needed: np.ndarray | None, params: RankingParams
 ) -> dict:
     """Why a prompt got no memory: nothing cleared the floor, and how close the best came."""
     why: dict = {
         "reason": "nothing about this user is close enough to the prompt",
-        # The cosine floor that applied: a general question has its own, higher one.
         "floor": floor,
     }
     if cosine is not None and cosine.size:
