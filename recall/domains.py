@@ -322,6 +322,17 @@ def reading(prompt: str) -> tuple[bool, bool]:
     return (not general and asks), general
 
 
+def episodic(prompt: str) -> bool:
+    """Whether a question asks about a past event without naming any ("what was discussed in
+    the workshop?", "what area was hit by a flood?"): past tense (`past_auxiliaries`) among its
+    first words and no name past its start. Such a question is about something that happened,
+    maybe to the user; one naming a place or a person of history ("when did the Berlin Wall
+    fall?", "who was Cleopatra?") is the world's."""
+    own = _own_words(prompt)
+    words = [word.strip("\"'\u201c(,:") for word in own.lower().split()]
+    return bool(set(words[:QUESTION_WORD_WITHIN]) & lexicon("past_auxiliaries")) and not names(own)
+
+
 def about_self(
     prompt: str, prompt_needs: np.ndarray | None = None, people: frozenset[str] = frozenset()
 ) -> bool:

@@ -56,6 +56,9 @@ class RankingParams:
     # (-inf) for the hashing embedder, whose cosines measure shared words, not meaning: a
     # memory sharing none sits at noise around 0 whatever it is about.
     need_z: float = 0.0
+    # A general question about a past event naming none (recall.domains.episodic) is about the
+    # user only if a memory is this close (cosine).
+    episodic_cosine: float = 0.5
     # A prompt about the user themself ("where do i live?") is answered by the user's own
     # facts: a fact about one of their people keeps this share of its score (ranking only).
     others_weight: float = 0.25
@@ -138,6 +141,8 @@ class Query:
     domains: np.ndarray | None = None
     # About the user themself, naming none of their people (recall.domains.about_self).
     about_self: bool = False
+    # A general question about a past event naming none (recall.domains.episodic).
+    episodic: bool = False
 
 
 def rank(
@@ -178,13 +183,20 @@ def rank(
         scores = cosine
         candidates = np.arange(index.size)
     else:
-        if query.general:
+        if query.general and not query.episodic:
             # A question about the world ("how do bees make honey?") is answered from
             # knowledge even when the user keeps bees: however close a memory is, it is not
             # what was asked. A question about the user's world names them or their people
             # (recall.selectors), or asks for a judgement that depends on them (recall.domains).
             return _empty(_why_general(cosine) if explain else None)
-        strong = (cosine >= params.strong_cosine) | ((cosine >= params.weak_cosine) & (lexical > 0))
+        if query.general:
+            # A past event named by no name ("what was discussed in the workshop?") may be one
+            # the user lived: only a memory this close tells it is.
+            strong = cosine >= params.episodic_cosine
+        else:
+            strong = (cosine >= params.strong_cosine) | (
+                (cosine >= params.weak_cosine) & (lexical > 0)
+            )
         if needed is not None:
             # A personal request reaches what its domains need, even without a shared word.
             z = (cosine - cosine.mean()) / max(float(cosine.std()), 1e-6)
@@ -194,7 +206,8 @@ def rank(
                 & (z >= params.need_z)
             )
         if not strong.any():
-            return _empty(_why(params.strong_cosine, cosine, needed, params) if explain else None)
+            floor = params.episodic_cosine if query.general else params.strong_cosine
+            return _empty(_why(floor, cosine, needed, params) if explain else None)
         top = float(lexical.max())
         w = params.vector_weight
         # A hub estimate needs many fellow memories: in a small corpus the nearest twenty are

@@ -14,7 +14,15 @@ from django.conf import settings
 
 from core.words import stem, words_of
 from integrations.embeddings import EmbeddingError, embed_query
-from recall.domains import about_self, asked_as_question, given_names, names, needs, reading
+from recall.domains import (
+    about_self,
+    asked_as_question,
+    episodic,
+    given_names,
+    names,
+    needs,
+    reading,
+)
 from recall.index import UserIndex
 from recall.lexical import tokenize
 from recall.ranking import MODES, Query, Ranked, rank
@@ -68,6 +76,7 @@ def memory_ranked(
         general=general,
         domains=wanted,
         about_self=about_self(prompt, wanted, index.people_names),
+        episodic=general and episodic(prompt),
     )
     ranked = rank(index=index, query=query, mode=mode, limit=limit, explain=explain)
     notes: dict = {}

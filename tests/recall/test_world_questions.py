@@ -99,3 +99,27 @@ def test_a_famous_full_name_is_not_one_of_the_users_people(settings, end_user, r
     recall = _recall(end_user, "Who co-wrote Good Omens with Terry Pratchett?")
 
     assert recall.memories == [], [m.caption for m in recall.memories]
+
+
+def test_a_question_about_a_past_event_the_user_lived_finds_it(settings, end_user, remember):
+    settings.MEMORY_EMBEDDER = "local"
+    remember(
+        end_user,
+        "User went to a grief counselling workshop where they discussed journaling and sleep",
+        "User lives in Leeds",
+        "User plays the trumpet",
+    )
+
+    recall = _recall(end_user, "What was discussed in the grief counselling workshop?")
+
+    assert recall.memories[0].caption.startswith("User went to a grief counselling workshop")
+
+
+@pytest.mark.parametrize(
+    "prompt", ["When did the Berlin Wall fall?", "how did coal mines keep the air breathable?"]
+)
+def test_a_question_about_history_stays_the_worlds(settings, end_user, remember, prompt):
+    settings.MEMORY_EMBEDDER = "local"
+    remember(end_user, "User moved to Berlin after the wall fell", "User's grandad was a miner")
+
+    assert _recall(end_user, prompt).memories == []
