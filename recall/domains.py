@@ -323,14 +323,14 @@ def reading(prompt: str) -> tuple[bool, bool]:
 
 
 def episodic(prompt: str) -> bool:
-    """Whether a question asks about a past event without naming any ("what was discussed in
-    the workshop?", "what area was hit by a flood?"): past tense (`past_auxiliaries`) among its
-    first words and no name past its start. Such a question is about something that happened,
-    maybe to the user; one naming a place or a person of history ("when did the Berlin Wall
-    fall?", "who was Cleopatra?") is the world's."""
+    """Whether a question asks about an event without naming any: what happened ("what was
+    discussed in the workshop?", "what area was hit by a flood?") or when something happens
+    ("when's choir practice?"), by a word of `event_cues` among its first words, and no name
+    past its start. The event may be one of the user's life; one naming a place or a person
+    of history ("when did the Berlin Wall fall?", "who was Cleopatra?") is the world's."""
     own = _own_words(prompt)
-    words = [word.strip("\"'\u201c(,:") for word in own.lower().split()]
-    return bool(set(words[:QUESTION_WORD_WITHIN]) & lexicon("past_auxiliaries")) and not names(own)
+    words = [word.strip("\"'\u201c(,:") for word in own.lower().replace("\u2019", "'").split()]
+    return bool(set(words[:QUESTION_WORD_WITHIN]) & lexicon("event_cues")) and not names(own)
 
 
 def about_self(

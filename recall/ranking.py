@@ -56,7 +56,7 @@ class RankingParams:
     # (-inf) for the hashing embedder, whose cosines measure shared words, not meaning: a
     # memory sharing none sits at noise around 0 whatever it is about.
     need_z: float = 0.0
-    # A general question about a past event naming none (recall.domains.episodic) is about the
+    # A general question about an event naming none (recall.domains.episodic) is about the
     # user only if a memory is this close (cosine).
     episodic_cosine: float = 0.5
     # A prompt about the user themself ("where do i live?") is answered by the user's own
@@ -141,7 +141,7 @@ class Query:
     domains: np.ndarray | None = None
     # About the user themself, naming none of their people (recall.domains.about_self).
     about_self: bool = False
-    # A general question about a past event naming none (recall.domains.episodic).
+    # A general question about an event naming none (recall.domains.episodic).
     episodic: bool = False
 
 
@@ -190,8 +190,8 @@ def rank(
             # (recall.selectors), or asks for a judgement that depends on them (recall.domains).
             return _empty(_why_general(cosine) if explain else None)
         if query.general:
-            # A past event named by no name ("what was discussed in the workshop?") may be one
-            # the user lived: only a memory this close tells it is.
+            # An event named by no name ("what was discussed in the workshop?", "when's choir
+            # practice?") may be one of the user's life: only a memory this close tells it is.
             strong = cosine >= params.episodic_cosine
         else:
             strong = (cosine >= params.strong_cosine) | (
