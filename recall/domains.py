@@ -362,8 +362,16 @@ def is_personal(prompt: str) -> bool:
 
 
 _NAME = re.compile(r"(?<=[^.!?]\s)[A-Z][a-z]+")
+# A name followed by a surname ("Terry Pratchett", "Oscar Peterson"): someone the world knows
+# by full name, where the user's own people go by their first name.
+_FULL_NAME = re.compile(r"\b([A-Z][a-z]+) (?=[A-Z][a-z]+)")
 
 
 def names(prompt: str) -> list[str]:
     """Capitalised words past a sentence's start: names ("When did Caroline move?")."""
     return _NAME.findall(_QUOTED.sub(" ", prompt))
+
+
+def full_name_firsts(prompt: str) -> set[str]:
+    """The first names of the full names a prompt uses ("Terry" of "Terry Pratchett")."""
+    return set(_FULL_NAME.findall(_QUOTED.sub(" ", prompt)))

@@ -7,7 +7,6 @@ the tenant's usage) is `recall.services.memory_recall`, built on these.
 from __future__ import annotations
 
 import logging
-import re
 
 import numpy as np
 from django.conf import settings
@@ -18,6 +17,7 @@ from recall.domains import (
     about_self,
     asked_as_question,
     episodic,
+    full_name_firsts,
     given_names,
     names,
     needs,
@@ -63,7 +63,7 @@ def memory_ranked(
     # A question naming whom the memories are about ("When did Caroline move?") or one of the
     # user's people, capitalised or not ("what's a good time to phone claire"), or naming
     # someone their memories name ("Where did Oliver hide his bone?"), is about their world.
-    full_names = _full_name_firsts(prompt)
+    full_names = full_name_firsts(prompt)
     general = general and not (
         any(_named_in(index, name) for name in set(names(prompt)) - full_names)
         or index.people_names
@@ -90,15 +90,6 @@ def memory_ranked(
     return ranked, notes
 
 
-# A name followed by a surname ("Terry Pratchett", "Oscar Peterson") is someone the world
-# knows by full name; the user's own people go by their first name.
-_FULL_NAME = re.compile(r"\b([A-Z][a-z]+) (?=[A-Z][a-z]+)")
-
-
-def _full_name_firsts(prompt: str) -> set[str]:
-    return set(_FULL_NAME.findall(prompt))
-
-
 # The fewest letters of a name read as a short form of a longer one ("Mel", "Jo" is too few).
 SHORT_NAME = 3
 
@@ -109,8 +100,10 @@ def _named_in(index: UserIndex, name: str) -> bool:
     a band or a book is not: "what's the population of Glasgow?" is a question about the
     world even from someone who lives there."""
     name = name.lower()
+    if name in index.subjects:
+        return True
     # "Mel" of "Melanie": a short form of whom memories are about.
-    if any(subject.startswith(name) for subject in index.subjects if len(name) >= SHORT_NAME):
+    if len(name) >= SHORT_NAME and any(subject.startswith(name) for subject in index.subjects):
         return True
     return name in given_names() and stem(name) in index.terms
 
