@@ -130,3 +130,23 @@ def test_a_question_about_history_stays_the_worlds(settings, end_user, remember,
     remember(end_user, "User moved to Berlin after the wall fell", "User's grandad was a miner")
 
     assert _recall(end_user, prompt).memories == []
+
+
+@pytest.mark.parametrize(
+    "prompt", ["What did Mel and her kids paint last month?", "Who is Anthony?"]
+)
+def test_a_short_form_or_a_given_name_the_memories_use_is_about_their_world(
+    settings, end_user, remember, prompt
+):
+    settings.MEMORY_EMBEDDER = "local"
+    remember(
+        end_user,
+        "Melanie painted a sunset with her kids last month",
+        "Melanie's friend Anthony restores old motorbikes",
+        "Melanie lives near the coast",
+    )
+
+    recall = _recall(end_user, prompt)
+
+    assert recall.explanation["general_question"] is False
+    assert recall.memories, prompt
