@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from core.lexicon import lexicon
+from core.lexicon import names as lexicon_names
 from core.words import words_of
 from integrations.embeddings import embed_texts
 from memories.attributes import attribute
@@ -271,6 +272,11 @@ def _own_words(prompt: str) -> str:
 QUESTION_WORD_WITHIN = 4
 
 
+def given_names() -> dict[str, str]:
+    """The given names of `core/lexicons/given_names.txt`, lower-cased: a person's name."""
+    return lexicon_names("given_names")
+
+
 def asked_as_question(own: str) -> bool:
     """Whether the prompt is asked as a question: a verb before its subject ("is coffee...",
     "can cats...") or a question word among its first words ("how long...", "at what age..."),
@@ -297,15 +303,34 @@ def reading(prompt: str) -> tuple[bool, bool]:
     """
     own = _own_words(prompt).strip().rstrip("?!. ").strip()
     question = asked_as_question(own)
+    # A question asking for a judgement ("what's a good password manager", "is it ok to take
+    # ibuprofen") is answered for the one who asks: advice, not knowledge. Not when it names
+    # someone ("what does Jon think the ideal studio looks like"): then it asks about them.
+    advice = (
+        question
+        and not any(name.lower() in given_names() for name in _NAME.findall(own))
+        and bool(set(words_of(own)) & lexicon("judgements"))
+    )
     # A terse query ("dinner ideas", "gift for mum", "editor config": what a tool-calling
     # model writes) is a request about this user, not a question anyone could ask.
     terse = 0 < len(words_of(own)) <= TERSE_WORDS and not question
-    asks = bool(_PERSONAL.search(own)) or terse
-    if _FIRST_PERSON.search(own):
+    asks = bool(_PERSONAL.search(own)) or terse or advice
+    if _FIRST_PERSON.search(own) or advice:
         general = False
     else:
         general = bool(_GENERAL.search(own)) or (question and not asks)
     return (not general and asks), general
+
+
+def episodic(prompt: str) -> bool:
+    """Whether a question asks about an event without naming any: what happened ("what was
+    discussed in the workshop?", "what area was hit by a flood?") or when something happens
+    ("when's choir practice?"), by a word of `event_cues` among its first words, and no name
+    past its start. The event may be one of the user's life; one naming a place or a person
+    of history ("when did the Berlin Wall fall?", "who was Cleopatra?") is the world's."""
+    own = _own_words(prompt)
+    words = [word.strip("\"'\u201c(,:") for word in own.lower().replace("\u2019", "'").split()]
+    return bool(set(words[:QUESTION_WORD_WITHIN]) & lexicon("event_cues")) and not names(own)
 
 
 def about_self(
@@ -337,8 +362,16 @@ def is_personal(prompt: str) -> bool:
 
 
 _NAME = re.compile(r"(?<=[^.!?]\s)[A-Z][a-z]+")
+# A name followed by a surname ("Terry Pratchett", "Oscar Peterson"): someone the world knows
+# by full name, where the user's own people go by their first name.
+_FULL_NAME = re.compile(r"\b([A-Z][a-z]+) (?=[A-Z][a-z]+)")
 
 
 def names(prompt: str) -> list[str]:
     """Capitalised words past a sentence's start: names ("When did Caroline move?")."""
     return _NAME.findall(_QUOTED.sub(" ", prompt))
+
+
+def full_name_firsts(prompt: str) -> set[str]:
+    """The first names of the full names a prompt uses ("Terry" of "Terry Pratchett")."""
+    return set(_FULL_NAME.findall(_QUOTED.sub(" ", prompt)))

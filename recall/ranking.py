@@ -56,9 +56,9 @@ class RankingParams:
     # (-inf) for the hashing embedder, whose cosines measure shared words, not meaning: a
     # memory sharing none sits at noise around 0 whatever it is about.
     need_z: float = 0.0
-    # A general question ("how long do cats live?") is answered from general knowledge even
-    # when the user has a cat: only a memory this close counts (cosine).
-    general_cosine: float = 0.5
+    # A general question about an event naming none (recall.domains.episodic) is about the
+    # user only if a memory is this close (cosine).
+    episodic_cosine: float = 0.5
     # A prompt about the user themself ("where do i live?") is answered by the user's own
     # facts: a fact about one of their people keeps this share of its score (ranking only).
     others_weight: float = 0.25
@@ -72,10 +72,10 @@ DEFAULT_PARAMS = RankingParams()
 # gives about 0.1); OpenAI's are an uncalibrated first guess (unrelated texts sit near 0.1
 # there): check them with `bench_recall --offtopic` before relying on them.
 _FLOORS = {
-    LOCAL_MODEL_ID: (0.25, 0.20, 0.50),
-    LOCAL_QUANTIZED_MODEL_ID: (0.25, 0.20, 0.50),
-    HASHING_MODEL_ID: (0.10, 0.05, 0.30),
-    OPENAI_MODEL_ID: (0.30, 0.22, 0.55),
+    LOCAL_MODEL_ID: (0.25, 0.20),
+    LOCAL_QUANTIZED_MODEL_ID: (0.25, 0.20),
+    HASHING_MODEL_ID: (0.10, 0.05),
+    OPENAI_MODEL_ID: (0.30, 0.22),
 }
 
 
@@ -83,13 +83,12 @@ def params_for(model_id: str) -> RankingParams:
     """The ranking parameters calibrated for vectors of `model_id`."""
     if model_id not in _FLOORS:
         return DEFAULT_PARAMS
-    strong, weak, general = _FLOORS[model_id]
+    strong, weak = _FLOORS[model_id]
     need_z = -np.inf if model_id == HASHING_MODEL_ID else DEFAULT_PARAMS.need_z
     return replace(
         DEFAULT_PARAMS,
         strong_cosine=strong,
         weak_cosine=weak,
-        general_cosine=general,
         need_z=need_z,
     )
 
@@ -142,6 +141,8 @@ class Query:
     domains: np.ndarray | None = None
     # About the user themself, naming none of their people (recall.domains.about_self).
     about_self: bool = False
+    # A general question about an event naming none (recall.domains.episodic).
+    episodic: bool = False
 
 
 def rank(
@@ -182,9 +183,16 @@ def rank(
         scores = cosine
         candidates = np.arange(index.size)
     else:
-        floor = params.general_cosine if query.general else params.strong_cosine
+        if query.general and not query.episodic:
+            # A question about the world ("how do bees make honey?") is answered from
+            # knowledge even when the user keeps bees: however close a memory is, it is not
+            # what was asked. A question about the user's world names them or their people
+            # (recall.selectors), or asks for a judgement that depends on them (recall.domains).
+            return _empty(_why_general(cosine) if explain else None)
         if query.general:
-            strong = cosine >= floor
+            # An event named by no name ("what was discussed in the workshop?", "when's choir
+            # practice?") may be one of the user's life: only a memory this close tells it is.
+            strong = cosine >= params.episodic_cosine
         else:
             strong = (cosine >= params.strong_cosine) | (
                 (cosine >= params.weak_cosine) & (lexical > 0)
@@ -198,6 +206,7 @@ def rank(
                 & (z >= params.need_z)
             )
         if not strong.any():
+            floor = params.episodic_cosine if query.general else params.strong_cosine
             return _empty(_why(floor, cosine, needed, params) if explain else None)
         top = float(lexical.max())
         w = params.vector_weight
@@ -263,13 +272,20 @@ def _signals(
     return found
 
 
+def _why_general(cosine: np.ndarray) -> dict:
+    """Why a question about the world got no memory, and how close the closest one was."""
+    return {
+        "reason": "a question about the world, not about this user",
+        "best_cosine": round(float(cosine.max()), 4) if cosine.size else None,
+    }
+
+
 def _why(
     floor: float, cosine: np.ndarray | None, needed: np.ndarray | None, params: RankingParams
 ) -> dict:
     """Why a prompt got no memory: nothing cleared the floor, and how close the best came."""
     why: dict = {
         "reason": "nothing about this user is close enough to the prompt",
-        # The cosine floor that applied: a general question has its own, higher one.
         "floor": floor,
     }
     if cosine is not None and cosine.size:

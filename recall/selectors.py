@@ -11,9 +11,18 @@ import logging
 import numpy as np
 from django.conf import settings
 
-from core.words import words_of
+from core.words import stem, words_of
 from integrations.embeddings import EmbeddingError, embed_query
-from recall.domains import about_self, asked_as_question, names, needs, reading
+from recall.domains import (
+    about_self,
+    asked_as_question,
+    episodic,
+    full_name_firsts,
+    given_names,
+    names,
+    needs,
+    reading,
+)
 from recall.index import UserIndex
 from recall.lexical import tokenize
 from recall.ranking import MODES, Query, Ranked, rank
@@ -52,10 +61,13 @@ def memory_ranked(
     personal, general = reading(prompt)
     wanted = needs(prompt, query_vector, index.model_id) if personal else None
     # A question naming whom the memories are about ("When did Caroline move?") or one of the
-    # user's people, capitalised or not ("what's a good time to phone claire"), is about them.
+    # user's people, capitalised or not ("what's a good time to phone claire"), or naming
+    # someone their memories name ("Where did Oliver hide his bone?"), is about their world.
+    full_names = full_name_firsts(prompt)
     general = general and not (
-        any(name.lower() in index.subjects for name in names(prompt))
-        or index.people_names & {word.removesuffix("'s") for word in words_of(prompt)}
+        any(_named_in(index, name) for name in set(names(prompt)) - full_names)
+        or index.people_names
+        & ({word.removesuffix("'s") for word in words_of(prompt)} - {n.lower() for n in full_names})
     )
     query = Query(
         vector=query_vector,
@@ -64,6 +76,7 @@ def memory_ranked(
         general=general,
         domains=wanted,
         about_self=about_self(prompt, wanted, index.people_names),
+        episodic=general and episodic(prompt),
     )
     ranked = rank(index=index, query=query, mode=mode, limit=limit, explain=explain)
     notes: dict = {}
@@ -75,6 +88,24 @@ def memory_ranked(
             **(ranked.why_empty or {}),
         }
     return ranked, notes
+
+
+# The fewest letters of a name read as a short form of a longer one ("Mel", "Jo" is too few).
+SHORT_NAME = 3
+
+
+def _named_in(index: UserIndex, name: str) -> bool:
+    """Whether a name the prompt uses is someone of the user's world: whom memories are about,
+    or a person's given name their memories use ("Where did Oliver hide his bone?"). A place,
+    a band or a book is not: "what's the population of Glasgow?" is a question about the
+    world even from someone who lives there."""
+    name = name.lower()
+    if name in index.subjects:
+        return True
+    # "Mel" of "Melanie": a short form of whom memories are about.
+    if len(name) >= SHORT_NAME and any(subject.startswith(name) for subject in index.subjects):
+        return True
+    return name in given_names() and stem(name) in index.terms
 
 
 def ranked_as_picked(picked: list[int]) -> Ranked:

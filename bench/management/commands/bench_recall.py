@@ -88,7 +88,7 @@ class Command(BaseCommand):
             help="also run prompts sets (several users with their people; personal, people, "
             "implicit, general and nothing-fits prompts): hit@1, hit@3, empty answers and "
             "own-before-others by kind; default: bench/data/prompts_dev.json (name "
-            "prompts_heldout.json or prompts_heldout2.json to report them)",
+            "prompts_heldout2.json, the held-out set, to report it)",
         )
         parser.add_argument(
             "--hints",
