@@ -68,4 +68,4 @@ db-stop:
 	@test -x $(PY) && $(PY) manage.py embedded stop || true
 
 clean: db-stop
-	rm -rf $(VENV) .data staticfiles .pytest_cache .ruff_cache *.egg-info
+	rm -rf $(VENV) .data staticfiles .pytest_cache .ruff_cache .mypy_cache *.egg-info
