@@ -177,11 +177,13 @@ def rank(
         scores = lexical
         candidates = np.flatnonzero(lexical > 0)
     elif mode == "vector":
+        assert cosine is not None  # without a vector the mode is lexical
         if not (cosine >= params.strong_cosine).any():
             return _empty(_why(params.strong_cosine, cosine, None, params) if explain else None)
         scores = cosine
         candidates = np.arange(index.size)
     else:
+        assert cosine is not None  # without a vector the mode is lexical
         floor = params.general_cosine if query.general else params.strong_cosine
         if query.general:
             strong = cosine >= floor
