@@ -13,8 +13,8 @@ WORKERS ?= 2
 help:
 	@echo "make run      serve the API on http://$(HOST):$(PORT) with a Celery worker and beat"
 	@echo "              (embedded PostgreSQL and Valkey unless DATABASE_URL / REDIS_URL)"
-	@echo "make test     lint, check migrations and the OpenAPI schema, check that a wheel"
-	@echo "              installs and serves, run the test suite"
+	@echo "make test     lint, type-check, check migrations and the OpenAPI schema, check that"
+	@echo "              a wheel installs and serves, run the test suite"
 	@echo "make worker   run one more Celery worker"
 	@echo "make beat     run Celery beat alone"
 	@echo "make db-stop  stop the embedded PostgreSQL and Valkey"
@@ -44,6 +44,7 @@ run: migrate
 test: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(PY) -m mypy
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null
 	$(PY) -m testing.wheel_check
@@ -67,4 +68,4 @@ db-stop:
 	@test -x $(PY) && $(PY) manage.py embedded stop || true
 
 clean: db-stop
-	rm -rf $(VENV) .data staticfiles .pytest_cache .ruff_cache *.egg-info
+	rm -rf $(VENV) .data staticfiles .pytest_cache .ruff_cache .mypy_cache *.egg-info

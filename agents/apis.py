@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 from agents.tools import READING_TOOLS, TOOLS, tool_call
 from core.api import StrictCharField, error_responses, validated
 from memories.api_base import UserScopedApi
+from tenants.authentication import request_principal
 from tenants.permissions import key_may_write
 from tenants.schema import AutoSchema
 
@@ -91,10 +92,11 @@ class ToolCallApi(UserScopedApi):
     )
     def post(self, request: Request) -> Response:
         data = validated(self.InputSerializer, request.data)
+        caller = request_principal(request)
         result = tool_call(
-            tenant=request.user.tenant,
+            tenant=caller.tenant,
             name=data["name"],
             arguments=data["arguments"],
-            may_write=key_may_write(request.auth),
+            may_write=key_may_write(caller.key),
         )
         return Response(result)

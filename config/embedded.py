@@ -254,8 +254,9 @@ def _ensure_database(socket_dir: Path, name: str) -> None:
     import psycopg
     from psycopg import errors, sql
 
-    params = {"host": str(socket_dir), "user": "postgres", "dbname": "postgres"}
-    with psycopg.connect(**params, autocommit=True) as conn:
+    with psycopg.connect(
+        host=str(socket_dir), user="postgres", dbname="postgres", autocommit=True
+    ) as conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
         if not exists:
             with contextlib.suppress(errors.DuplicateDatabase):

@@ -18,6 +18,7 @@ import os
 import secrets
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -276,6 +277,7 @@ if not REDIS_URL and env_bool("MEMORY_EMBEDDED_REDIS", False):
         REDIS_URL = f"unix://{_valkey_socket}"
         CELERY_BROKER_URL = f"redis+socket://{_valkey_socket}"
 
+CACHES: dict[str, dict[str, Any]]
 if REDIS_URL:
     CACHES = {
         "default": {

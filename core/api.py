@@ -67,7 +67,7 @@ def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict
     return serializer.validated_data
 
 
-class _GivenValue:
+class _GivenValue(serializers.Field):
     """A query parameter given blank ("limit=") is invalid, not left to its default."""
 
     def get_value(self, dictionary: Any) -> Any:

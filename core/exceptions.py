@@ -137,20 +137,22 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return exception_handler(ServiceUnavailable(), context)
     if isinstance(exc, drf_exceptions.APIException):
         code = next((c for t, c in _DRF_CODES.items() if isinstance(exc, t)), "error")
+        # Throttled's (DRF sets it; its stubs leave it out).
+        wait = getattr(exc, "wait", None)
         if isinstance(exc, drf_exceptions.ValidationError):
             message = "; ".join(_flatten(exc.detail)) or "The request is invalid."
             body = error_body(code, message, fields=exc.detail)
         elif isinstance(exc, drf_exceptions.Throttled):
             body = error_body(
-                code, f"Too many requests for this user_id; retry in {int(exc.wait or 1)} s."
+                code, f"Too many requests for this user_id; retry in {int(wait or 1)} s."
             )
         else:
             body = error_body(code, str(exc.detail))
         response = Response(body, status=exc.status_code)
-        if getattr(exc, "auth_header", None):
-            response["WWW-Authenticate"] = exc.auth_header
-        if getattr(exc, "wait", None):
-            response["Retry-After"] = str(int(exc.wait))
+        if auth_header := getattr(exc, "auth_header", None):
+            response["WWW-Authenticate"] = auth_header
+        if wait:
+            response["Retry-After"] = str(int(wait))
         return response
     return None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -24,12 +24,16 @@ class LockedFileBasedCache(FileBasedCache):
     CULL_EVERY_SECONDS = 30.0
     _culled_at = 0.0
 
+    # FileBasedCache's private members this class builds on (django-stubs leave them out).
+    _dir: str
+    _createdir: Callable[[], None]
+
     def _cull(self) -> None:
         now = time.monotonic()
         if now - self._culled_at < self.CULL_EVERY_SECONDS:
             return
         self._culled_at = now
-        super()._cull()
+        super()._cull()  # type: ignore[misc]  # private, left out of django-stubs
 
     @contextmanager
     def _locked(self) -> Iterator[None]:

@@ -80,7 +80,8 @@ def _chunked_body_read(request: HttpRequest, limit: int | None) -> HttpResponse 
     # then read exactly this body.
     request.META["CONTENT_LENGTH"] = str(len(body))
     request.META["wsgi.input"] = io.BytesIO(body)
-    request._stream = LimitedStream(request.META["wsgi.input"], len(body))
+    # WSGIRequest's own stream type; django-stubs declare HttpRequest._stream as BinaryIO.
+    request._stream = LimitedStream(request.META["wsgi.input"], len(body))  # type: ignore[assignment]
     return None
 
 

@@ -16,6 +16,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
+from typing import TypeGuard
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -40,8 +41,10 @@ def request_id_new() -> str:
     return uuid.uuid4().hex
 
 
-def request_id_sane(value: str | None) -> bool:
-    return bool(value) and _SANE.fullmatch(value) is not None
+def request_id_sane(value: str | None) -> TypeGuard[str]:
+    if not value:
+        return False
+    return _SANE.fullmatch(value) is not None
 
 
 def request_id_get() -> str | None:
@@ -101,7 +104,7 @@ def _route(request: HttpRequest) -> str | None:
     return None
 
 
-def _metrics_observe(method: str, route: str | None, status: int, seconds: float) -> None:
+def _metrics_observe(method: str | None, route: str | None, status: int, seconds: float) -> None:
     """Count the request in Prometheus with bounded labels: a path that matched no route, or
     a method nobody uses, is one label value, not one per path a scanner tries."""
     method = method if method in _METHODS else "other"
@@ -119,7 +122,6 @@ class RequestIdMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         started = time.perf_counter()
         with request_context(request.META.get(_META_KEY)) as rid:
-            request.request_id = rid
             response = self.get_response(request)
             response[HEADER] = rid
             elapsed = time.perf_counter() - started

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.contrib import admin
@@ -80,11 +80,12 @@ class ExtractionJobAdmin(TenantScopedAdmin):
         "started_at",
         "finished_at",
     ]
-    readonly_fields = fields
+    readonly_fields = cast(list[str], fields)  # names only (the stubs allow groups in `fields`)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[ExtractionJob]:
         jobs = super().get_queryset(request)
-        if request.resolver_match and request.resolver_match.url_name.endswith("_changelist"):
+        url_name = request.resolver_match.url_name if request.resolver_match else None
+        if url_name and url_name.endswith("_changelist"):
             return jobs.defer("conversation")  # a list never shows the payload
         return jobs
 

@@ -21,6 +21,7 @@ from extraction.jobs import extraction_job_memories, extraction_perform
 from extraction.selectors import extraction_job_get
 from memories.api_base import UserScopedApi
 from memories.selectors import memory_visible_count
+from tenants.authentication import request_tenant
 
 MAX_MESSAGES = 500
 MAX_MESSAGE_CHARS = 20_000
@@ -100,7 +101,7 @@ class MemoryExtractApi(UserScopedApi):
         data = validated(self.InputSerializer, request.data)
         run_async = validated(self.QuerySerializer, request.query_params)["run_async"]
         outcome = extraction_perform(
-            tenant=request.user.tenant,
+            tenant=request_tenant(request),
             external_id=data["user_id"],
             messages=data["conversation"],
             session_id=data.get("session_id") or None,
@@ -134,7 +135,7 @@ class ExtractionJobApi(APIView):
         responses={200: OutputSerializer, **error_responses(401, 404, 503)},
     )
     def get(self, request: Request, job_id: uuid.UUID) -> Response:
-        job = extraction_job_get(tenant=request.user.tenant, job_id=job_id)
+        job = extraction_job_get(tenant=request_tenant(request), job_id=job_id)
         if job is None:
             raise NotFound("Unknown job id for this API key.")
         body = {

@@ -75,7 +75,7 @@ def _same(word: str) -> frozenset[str]:
 @cache
 def _same_stems() -> dict[str, frozenset[str]]:
     """Each word of a same-words group to the stems of its whole group."""
-    stems = {}
+    stems: dict[str, frozenset[str]] = {}
     for group in lexicon("same_words"):
         members = group.split()
         for member in members:

@@ -253,8 +253,8 @@ def _job_requeue(*, job_id: uuid.UUID, error: Exception) -> None:
 
 @transaction.atomic
 def _job_record_failure(*, job_id: uuid.UUID, error: Exception, usage: Usage) -> ExtractionJob:
-    job = ExtractionJob.objects.select_related("end_user").select_for_update(of=("self",))
-    job = job.get(pk=job_id)
+    jobs = ExtractionJob.objects.select_related("end_user").select_for_update(of=("self",))
+    job = jobs.get(pk=job_id)
     job.status = ExtractionJob.Status.FAILED
     job.error = f"{type(error).__name__}: {error}"[:2000]
     job.finished_at = timezone.now()

@@ -149,12 +149,13 @@ def decisions_apply(
         candidate = decision.candidate
         if decision.action == Action.SKIP:
             # Said again word for word: one more source of the memory that holds it.
-            held = rows.get(decision.target or "")
-            if held is not None and held.pk is not None:
-                memory_sources_add(memory=held, sessions=[session] if session else [],
+            kept = rows.get(decision.target or "")
+            if kept is not None and kept.pk is not None:
+                memory_sources_add(memory=kept, sessions=[session] if session else [],
                                    outside=session is None)  # fmt: skip
             continue
         if decision.action == Action.MERGE:
+            assert decision.target is not None  # a merge names the memory it merges into
             target = rows[decision.target]
             memory_merge(
                 memory=target,

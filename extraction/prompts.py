@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -180,7 +181,7 @@ def _quoted(messages: list[dict]) -> str:
     )
 
 
-def build_extraction_messages(messages: list[dict], context: list[dict] = ()) -> list[dict]:
+def build_extraction_messages(messages: list[dict], context: Sequence[dict] = ()) -> list[dict]:
     """The system and user messages that ask the model to extract memories from `messages`,
     with the `context` messages before them (read already) quoted apart."""
     user = EXTRACTION_USER_TEMPLATE.format(conversation=_quoted(messages))
@@ -192,7 +193,7 @@ def build_extraction_messages(messages: list[dict], context: list[dict] = ()) ->
     ]
 
 
-def extract_with_llm(messages: list[dict], context: list[dict] = ()) -> LLMExtraction:
+def extract_with_llm(messages: list[dict], context: Sequence[dict] = ()) -> LLMExtraction:
     """Budget the conversation, ask the LLM, parse the reply; raise LLMError on failure."""
     fitted, dropped = fit_to_budget(messages)
     clipped = bool(fitted) and fitted[-1].get("content") != messages[-1].get("content")

@@ -456,7 +456,7 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
             continue
         part = resolved(subjectless.adverb_moved(_opening(part)), state.person)
         state.person = subjectless.owner_named(part, state.person)  # "my wife's job. shes"
-        part = _in_first_person(part) or subjectless.user_dropped(part, about=about)
+        part = _in_first_person(part) or subjectless.user_dropped(part, about=about) or ""
         if not part:  # about someone else, or no words: nobody a next clause goes on about
             state.about = ""
             continue

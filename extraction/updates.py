@@ -24,6 +24,7 @@ an explicit change cue on a linked fact that holds one value at a time, or whose
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -335,7 +336,7 @@ def _distinct_attributes(new: Reading, old: Reading) -> bool:
     return bool(mine and theirs) and not mine & theirs
 
 
-def _as_said(lemmas: set[str] | frozenset[str], *readings: Reading) -> str:
+def _as_said(lemmas: AbstractSet[str], *readings: Reading) -> str:
     """One of the lemmas as the text wrote it (the longest), for the review reason."""
     for found in sorted(lemmas, key=lambda w: (-len(w), w)):
         for reading in readings:

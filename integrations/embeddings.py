@@ -13,12 +13,17 @@ import time
 from collections import OrderedDict
 from functools import cache
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 from django.conf import settings
 
 from core.metrics import EMBEDDED_TEXTS, EMBEDDING_DURATION
+
+if TYPE_CHECKING:
+    # Imported on first use at run time (loading them costs the processes that never embed).
+    import onnxruntime
+    from tokenizers import Tokenizer
 
 LOCAL_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 # The same weights with int8 matrix products (dynamic per-channel quantization): about 2.7x
@@ -69,8 +74,8 @@ class LocalOnnxEmbedder:
         self.quantized = quantizer_available() if quantized is None else quantized
         self.model_id = LOCAL_QUANTIZED_MODEL_ID if self.quantized else LOCAL_MODEL_ID
         self._lock = threading.Lock()
-        self._session = None
-        self._tokenizer = None
+        self._session: onnxruntime.InferenceSession | None = None
+        self._tokenizer: Tokenizer | None = None
         self._input_names: tuple[str, ...] = ()
 
     def model_path(self) -> Path:
@@ -128,13 +133,15 @@ class LocalOnnxEmbedder:
             return np.zeros((0, 384), dtype=np.float32)
         if self._session is None:
             self._load()
-        encodings = self._tokenizer.encode_batch(texts)
+        tokenizer, session = self._tokenizer, self._session
+        assert tokenizer is not None and session is not None  # _load sets both, once
+        encodings = tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._input_names:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]
+        hidden = session.run(None, feeds)[0]
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return _normalise(pooled)
@@ -284,6 +291,7 @@ def embed_texts(texts: list[str]) -> np.ndarray:
         if rows is None:
             rows = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
         rows[chunk] = vectors
+    assert rows is not None  # more than one batch of texts: the loop ran
     return rows
 
 

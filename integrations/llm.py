@@ -24,10 +24,11 @@ import re
 import time
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypedDict, cast
 
 import openai
 from django.conf import settings
+from openai.types.chat import ChatCompletionMessageParam
 
 from core.metrics import LLM_CALLS, LLM_FAILURES, LLM_TOKENS
 from core.requests import request_tenant_get
@@ -91,6 +92,14 @@ class ChatResult:
         return self.finish_reason == "length"
 
 
+class UsageCounts(TypedDict):
+    """LLM usage as a tenant's usage counters, by their names (`TenantUsage.COUNTERS`)."""
+
+    llm_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+
+
 @dataclass
 class LLMUsage:
     """What some LLM exchanges cost: HTTP requests made and the tokens the server reported."""
@@ -121,7 +130,7 @@ class LLMUsage:
             completion_tokens=error.completion_tokens,
         )
 
-    def counts(self) -> dict[str, int]:
+    def counts(self) -> UsageCounts:
         """As a tenant's usage counters (`tenants.services.tenant_usage_add`)."""
         return {
             "llm_calls": self.llm_calls,
@@ -188,12 +197,13 @@ def chat(
         attempt += 1
         LLM_CALLS.labels(tenant, model).inc()
         try:
+            options = {token_param: max_tokens, **_response_format(mode, schema_name, json_schema)}
             response = client.chat.completions.create(
                 model=model,
-                messages=messages,
+                # The callers' {"role", "content"} dicts: the SDK's message params, untyped.
+                messages=cast(list[ChatCompletionMessageParam], messages),
                 temperature=temperature,
-                **{token_param: max_tokens},
-                **_response_format(mode, schema_name, json_schema),
+                **options,
             )
             result = _result(response, model, attempt)
             LLM_TOKENS.labels(tenant, model, "prompt").inc(result.prompt_tokens)

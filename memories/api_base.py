@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from core.exceptions import NotFound
 from memories.models import EndUser
 from memories.selectors import end_user_get
+from tenants.authentication import request_tenant
 from tenants.throttling import EndUserRateThrottle
 
 MEMORY_ID_PATTERN = re.compile(r"^mem_[A-Za-z0-9]{16}$")
@@ -38,4 +39,4 @@ class UserScopedApi(APIView):
 
         Reads answer an unknown user with nothing, not 404: callers ask for memories before a
         new user's first conversation. A read never creates the user."""
-        return end_user_get(tenant=self.request.user.tenant, external_id=external_id)
+        return end_user_get(tenant=request_tenant(self.request), external_id=external_id)

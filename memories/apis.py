@@ -18,6 +18,7 @@ from memories.api_base import MEMORY_ID_PATTERN, MEMORY_IDS_PATTERN, UserScopedA
 from memories.models import Memory
 from memories.selectors import memory_visible_count, memory_visible_list
 from memories.services.memories import memory_delete
+from tenants.authentication import request_tenant
 
 MAX_IDS = 100
 # Room for MAX_IDS ids and their commas (mem_ + 16 characters + ","), and no more.
@@ -141,7 +142,7 @@ class MemoryDeleteApi(UserScopedApi):
         memory_delete(
             end_user=self.end_user(data["user_id"]),
             memory_id=memory_id,
-            actor=f"tenant {request.user.tenant.name}",
+            actor=f"tenant {request_tenant(request).name}",
         )
         return Response(status=204)
 

@@ -11,6 +11,7 @@ from core.api import StrictCharField, UserIdField, error_responses, validated
 from core.user_ids import USER_ID_SCHEMA
 from memories.api_base import UserScopedApi
 from memories.services.erasure import agent_session_erase, end_user_erase
+from tenants.authentication import request_tenant
 
 # A session id as POST /memories/extract accepts it (its `session_id`): up to 255 characters.
 SESSION_ID_MAX_LENGTH = 255
@@ -33,7 +34,7 @@ class ErasureReceiptSerializer(serializers.Serializer):
 
 
 def _actor(request: Request) -> str:
-    return f"tenant {request.user.tenant.name}"
+    return f"tenant {request_tenant(request).name}"
 
 
 class EndUserEraseApi(UserScopedApi):
@@ -59,7 +60,7 @@ class EndUserEraseApi(UserScopedApi):
     def delete(self, request: Request, user_id: str) -> Response:
         data = validated(self.InputSerializer, {"user_id": user_id})
         receipt = end_user_erase(
-            tenant=request.user.tenant, external_id=data["user_id"], actor=_actor(request)
+            tenant=request_tenant(request), external_id=data["user_id"], actor=_actor(request)
         )
         return Response(self.OutputSerializer(receipt).data)
 
@@ -93,7 +94,7 @@ class AgentSessionEraseApi(UserScopedApi):
         data = validated(self.InputSerializer, request.query_params)
         session_id = validated(self.PathSerializer, {"session_id": session_id})["session_id"]
         receipt = agent_session_erase(
-            tenant=request.user.tenant,
+            tenant=request_tenant(request),
             external_id=data["user_id"],
             session_id=session_id,
             actor=_actor(request),

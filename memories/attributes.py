@@ -10,6 +10,7 @@ one entry there and nowhere else.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -68,7 +69,7 @@ def _value_lexicon(name: str) -> dict[str, str]:
     return values
 
 
-def _values(spec: object) -> dict[str, str]:
+def _values(spec: str | Mapping[str, list[str]] | None) -> dict[str, str]:
     if isinstance(spec, str):
         return {} if spec == "numbers" else _value_lexicon(spec)
     return {form: canonical for canonical, forms in dict(spec or {}).items() for form in forms}

@@ -198,8 +198,8 @@ def _readings(subject: str, words: list[str], positive: bool, past: bool) -> lis
     if words[:1] == ["is"]:
         words = _strip(words[1:], "quantities")
     if words and words[0] not in lexicon("auxiliaries") and words[0] not in {"has", "was"}:
-        rest = _value(registry()[PRACTICE], words[1:]) or ""
-        return [Facet(subject, f"{PRACTICE}:{_verb(words[0])}", rest, positive, False, past)]
+        value = _value(registry()[PRACTICE], words[1:]) or ""
+        return [Facet(subject, f"{PRACTICE}:{_verb(words[0])}", value, positive, False, past)]
     return []
 
 

@@ -54,6 +54,7 @@ def memory_unconfirmed_map(*, end_user_id: int) -> dict[str, list[Memory]]:
     )
     found: dict[str, list[Memory]] = {}
     for item in items:
+        assert item.new_memory is not None  # the filter above: a held new memory
         for existing in item.existing_memories.all():
             found.setdefault(existing.id, []).append(item.new_memory)
     return found

@@ -19,6 +19,7 @@ from core.api import (
 from memories.api_base import UserScopedApi
 from recall.context import DEFAULT_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS, memory_context
 from recall.services import memory_recall
+from tenants.authentication import request_tenant
 
 MAX_PROMPT_CHARS = 4_000
 
@@ -74,7 +75,7 @@ class MemoryRelevantApi(UserScopedApi):
         # A user never seen, or another tenant's, reads as one with no memories (as
         # `end_user_or_none` reads it), looked up with its index's freshness in one query.
         recall = memory_recall(
-            tenant=request.user.tenant,
+            tenant=request_tenant(request),
             external_id=data["user_id"],
             prompt=data["prompt"],
             limit=data["limit"],
@@ -120,7 +121,9 @@ class MemoryContextApi(UserScopedApi):
             tier = serializers.ChoiceField(choices=["profile", "relevant", "session"])
             score = serializers.FloatField()
 
-        context = serializers.CharField(
+        # The response's field `context`: DRF's metaclass moves declared fields out of the
+        # class, so it does not shadow `Serializer.context` (the stubs cannot tell).
+        context = serializers.CharField(  # type: ignore[assignment]
             allow_blank=True, help_text="Empty when the prompt needs none of the user's memories."
         )
         tokens = serializers.IntegerField(help_text="cl100k_base tokens of `context`.")
@@ -135,7 +138,7 @@ class MemoryContextApi(UserScopedApi):
     def get(self, request: Request) -> Response:
         data = validated(self.InputSerializer, request.query_params)
         context = memory_context(
-            tenant=request.user.tenant,
+            tenant=request_tenant(request),
             external_id=data["user_id"],
             prompt=data["prompt"],
             max_tokens=data["max_tokens"],

@@ -280,7 +280,10 @@ def _context_read(
         else []
     )
     pending = memory_unconfirmed_map(end_user_id=end_user.pk)
-    captions = {m.id: m.caption for m in [*recalled.memories, *session, *profile]}
+    # Recalled memories (RelevantMemory), then stored ones (Memory): both have an id and caption.
+    captions = {m.id: m.caption for m in recalled.memories} | {
+        m.id: m.caption for m in [*session, *profile]
+    }
     created = Memory.objects.filter(id__in=list(captions)).values_list("id", flat=True)
     stale = earlier_ids([(i, captions[i]) for i in created.order_by("created_at", "id")])
 

@@ -212,10 +212,10 @@ def _bm25_csr(
     columns: list[int] = []
     frequencies: list[int] = []
     for row, document in enumerate(documents):
-        for term, tf in Counter(document).items():
+        for term, count in Counter(document).items():
             rows.append(row)
             columns.append(terms.setdefault(term, len(terms)))
-            frequencies.append(tf)
+            frequencies.append(count)
     if not rows:
         empty = np.zeros(0, dtype=np.int32)
         return terms, np.zeros(1, dtype=np.int32), empty, empty.astype(np.float32)

@@ -178,11 +178,13 @@ def rank(
         scores = lexical
         candidates = np.flatnonzero(lexical > 0)
     elif mode == "vector":
+        assert cosine is not None  # without a vector the mode is lexical
         if not (cosine >= params.strong_cosine).any():
             return _empty(_why(params.strong_cosine, cosine, None, params) if explain else None)
         scores = cosine
         candidates = np.arange(index.size)
     else:
+        assert cosine is not None  # without a vector the mode is lexical
         if query.general and not query.episodic:
             # A question about the world ("how do bees make honey?") is answered from
             # knowledge even when the user keeps bees: however close a memory is, it is not

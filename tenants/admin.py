@@ -6,6 +6,7 @@ import contextlib
 from typing import Any
 
 from django.contrib import admin
+from django.contrib.admin.exceptions import NotRegistered
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 from rest_framework_api_key.admin import APIKeyModelAdmin
@@ -42,7 +43,8 @@ class TenantAdmin(TenantScopedAdmin):
         days = list(tenant_usage_days(tenant=tenant))
         if not days:
             return "No extraction or recall yet."
-        labels = [TenantUsage._meta.get_field(name).verbose_name for name in TenantUsage.COUNTERS]
+        verbose = {field.name: field.verbose_name for field in TenantUsage._meta.concrete_fields}
+        labels = [verbose[name] for name in TenantUsage.COUNTERS]
         totals = [sum(getattr(day, name) for day in days) for name in TenantUsage.COUNTERS]
         return format_html(
             '<table class="tenant-usage"><thead><tr><th>day</th>{}</tr></thead>'
@@ -74,20 +76,21 @@ class TenantAdmin(TenantScopedAdmin):
 
 
 # One "API keys" entry: the package's own APIKey model (unused, keys belong to tenants) goes.
-with contextlib.suppress(admin.exceptions.NotRegistered):
+with contextlib.suppress(NotRegistered):
     admin.site.unregister(APIKey)
 
 
 @admin.register(TenantAPIKey)
 class TenantAPIKeyAdmin(TenantScopedAdmin, APIKeyModelAdmin):
-    list_display = [*APIKeyModelAdmin.list_display, "scope", "last_used_at", "tenant"]
-    list_filter = [
+    # The package's hints fix these to its own tuples' lengths; Django takes any sequence.
+    list_display = [*APIKeyModelAdmin.list_display, "scope", "last_used_at", "tenant"]  # type: ignore[assignment]
+    list_filter = [  # type: ignore[assignment]
         "scope",
         *APIKeyModelAdmin.list_filter,
         ("tenant", admin.RelatedOnlyFieldListFilter),
     ]
     list_select_related = ["tenant"]
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         """The package's, and when the key was made and last used (shown, never edited)."""
-        return [*super().get_readonly_fields(request, obj), "created", "last_used_at"]
+        return (*super().get_readonly_fields(request, obj), "created", "last_used_at")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import cast
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -16,7 +17,9 @@ def tenant_api_key_create(
 ) -> tuple[TenantAPIKey, str]:
     """Create an API key for the named tenant (created if new); return it and the raw key."""
     tenant, _ = Tenant.objects.get_or_create(name=tenant_name.strip())
-    return TenantAPIKey.objects.create_key(tenant=tenant, name=key_name, scope=scope)
+    key, raw_key = TenantAPIKey.objects.create_key(tenant=tenant, name=key_name, scope=scope)
+    # The package types its manager for AbstractAPIKey; it creates this model's instances.
+    return cast(TenantAPIKey, key), raw_key
 
 
 def tenant_usage_add(*, tenant_id: int, day: date | None = None, **counts: int) -> None:

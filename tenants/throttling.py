@@ -20,6 +20,7 @@ from rest_framework.throttling import BaseThrottle
 from core.api import query_given_once, user_id_valid
 from core.exceptions import InvalidInput
 from core.user_ids import user_id_normal
+from tenants.authentication import request_tenant
 
 RATE_LIMIT_GROUP = "memory-api"
 _PERIOD_SECONDS = 60
@@ -137,7 +138,7 @@ class EndUserRateThrottle(BaseThrottle):
         if user_id is None:
             return True  # nothing to count against: validation answers the request
         # Not counted when invalid (end_user_rate_wait): the view's validation answers it.
-        self._wait = end_user_rate_wait(tenant_id=request.user.tenant.pk, user_id=user_id)
+        self._wait = end_user_rate_wait(tenant_id=request_tenant(request).pk, user_id=user_id)
         return self._wait is None
 
     def wait(self) -> float | None:

@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, cast
 
 CHAT_PATH = "/v1/chat/completions"
 EMBEDDINGS_PATH = "/v1/embeddings"
@@ -236,7 +236,7 @@ def extracting_chat_reply(
 def embedding_vector(text: str, dimensions: int) -> list[float]:
     """A deterministic unit vector derived from the text's hash."""
     seed = hashlib.sha256(text.encode("utf-8")).digest()
-    values = []
+    values: list[float] = []
     counter = 0
     while len(values) < dimensions:
         block = hashlib.sha256(seed + counter.to_bytes(4, "little")).digest()
@@ -279,7 +279,8 @@ class LLMStub:
     @property
     def base_url(self) -> str:
         """The URL to give the openai client, ending in /v1."""
-        host, port = self._server.server_address[:2]
+        # An IPv4 server's address (typeshed types it for every socket family).
+        host, port = cast(tuple[str, int], self._server.server_address[:2])
         return f"http://{host}:{port}/v1"
 
     @property

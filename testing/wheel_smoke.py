@@ -70,7 +70,9 @@ def serve() -> None:
     from django.core.wsgi import get_wsgi_application
     from django.template.loader import get_template
 
-    template = Path(get_template("admin/index.html").origin.name).resolve()
+    # The Django backend's template (django-stubs type get_template's result as any engine's).
+    origin = get_template("admin/index.html").origin  # type: ignore[attr-defined]
+    template = Path(origin.name).resolve()
     if not template.is_relative_to(INSTALLED / WIRING / "templates"):
         sys.exit(f"wheel smoke: the admin's index template is {template}, not the wheel's")
     call_command("check", fail_level="ERROR")

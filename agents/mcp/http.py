@@ -10,6 +10,7 @@ spec has a server without them answer; a client given no session id sends neithe
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from typing import Any
 from wsgiref.util import is_hop_by_hop
 
@@ -22,6 +23,7 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from agents.mcp.server import memory_server
+from tenants.authentication import request_principal
 from tenants.models import Tenant
 from tenants.permissions import key_may_write
 
@@ -72,7 +74,7 @@ async def _serve(
         await answered.wait()
         return {"type": "http.disconnect"}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         nonlocal status, headers
         if message["type"] == "http.response.start":
             status, headers = message["status"], list(message.get("headers", []))
@@ -104,10 +106,11 @@ class McpApi(APIView):
 
     def post(self, request: Request) -> HttpResponse:
         body = request.body
+        caller = request_principal(request)
         # async_to_sync, not asyncio.run: the tools' ORM calls (sync_to_async,
         # thread_sensitive) come back to this thread and its database connection.
         status, headers, content = async_to_sync(_serve)(
-            request.user.tenant, key_may_write(request.auth), _asgi_scope(request), body
+            caller.tenant, key_may_write(caller.key), _asgi_scope(request), body
         )
         response = HttpResponse(content, status=status)
         for name, value in headers:

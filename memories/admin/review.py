@@ -8,7 +8,7 @@ Every resolution goes through `memories.services.reviews`; the queue reads throu
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django import forms
 from django.contrib import admin, messages
@@ -41,11 +41,16 @@ from memories.services.reviews import (
     review_item_resolve_many,
 )
 from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH
-from tenants.scoping import TenantScopedAdmin, scoped
+from tenants.scoping import TenantScopedAdmin, request_operator, scoped
+
+if TYPE_CHECKING:
+    # The stubs' name for what get_list_display returns (a list or tuple of names and callables).
+    from django.contrib.admin.options import _ListDisplayT
 
 Resolution = ReviewItem.Resolution
 
-RESOLUTION_DONE = {
+# By the resolution's value (a Resolution is its value too).
+RESOLUTION_DONE: dict[str, str] = {
     Resolution.KEEP_NEW: "kept the new memory; the existing one is superseded",
     Resolution.KEEP_EXISTING: "kept the existing memory; the new one is discarded",
     Resolution.KEEP_BOTH: "kept both memories",
@@ -115,8 +120,8 @@ class ReviewAgeFilter(admin.SimpleListFilter):
     def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
         if self.value() == "today":
             return queryset.filter(created_at__gte=timezone.now() - timedelta(days=1))
-        if self.value() in self._DAYS:
-            since = timezone.now() - timedelta(days=self._DAYS[self.value()])
+        if (value := self.value()) in self._DAYS:
+            since = timezone.now() - timedelta(days=self._DAYS[value])
             return queryset.filter(created_at__lt=since)
         return queryset
 
@@ -170,7 +175,9 @@ class ReviewResolveForm(forms.Form):
 
     def __init__(self, *args: Any, existing: list[Memory], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["merge_into"].choices = [(m.id, f"{m.id}: {m.caption}") for m in existing]
+        cast(forms.ChoiceField, self.fields["merge_into"]).choices = [
+            (m.id, f"{m.id}: {m.caption}") for m in existing
+        ]
 
     def clean_caption(self) -> str:
         return operator_text(self.cleaned_data["caption"], lines=False)
@@ -179,7 +186,8 @@ class ReviewResolveForm(forms.Form):
         return operator_text(self.cleaned_data["full_text"], lines=True)
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         if cleaned.get("resolution") == Resolution.MERGE:
             for name in ("caption", "full_text"):
                 if not cleaned.get(name) and name not in self.errors:
@@ -228,7 +236,7 @@ class ReviewItemAdmin(TenantScopedAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[ReviewItem]:
         return self.scoped(request, review_item_queue())
 
-    def get_list_display(self, request: HttpRequest) -> list[str]:
+    def get_list_display(self, request: HttpRequest) -> _ListDisplayT[ReviewItem]:
         """The resolution column only where resolved items are listed."""
         if request.GET.get(ReviewStatusFilter.parameter_name) in ("resolved", "all"):
             return self.list_display
@@ -312,7 +320,7 @@ class ReviewItemAdmin(TenantScopedAdmin):
             raise PermissionDenied
         ids = list(queryset.values_list("pk", flat=True))
         result = review_item_resolve_many(
-            review_item_ids=ids, resolution=resolution, operator=request.user
+            review_item_ids=ids, resolution=resolution, operator=request_operator(request)
         )
         if result.resolved:
             self.message_user(
@@ -365,7 +373,7 @@ class ReviewItemAdmin(TenantScopedAdmin):
             if not can_reopen:
                 raise PermissionDenied
             try:
-                review_item_reopen(review_item_id=item.pk, operator=request.user)
+                review_item_reopen(review_item_id=item.pk, operator=request_operator(request))
             except ReviewError as exc:
                 self.message_user(request, f"Not reopened: {exc}", messages.ERROR)
             else:
@@ -421,7 +429,7 @@ class ReviewItemAdmin(TenantScopedAdmin):
             review_item_resolve(
                 review_item_id=item.pk,
                 resolution=resolution,
-                operator=request.user,
+                operator=request_operator(request),
                 caption=form.cleaned_data["caption"],
                 full_text=form.cleaned_data["full_text"],
                 merge_into_id=form.cleaned_data["merge_into"] or None,

@@ -7,7 +7,7 @@ Changes go through services (`memory_operator_edit`, `memory_delete_many`), read
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib import admin, messages
@@ -29,7 +29,7 @@ from memories.services.erasure import end_user_erase
 from memories.services.memories import memory_delete_many
 from memories.services.reviews import ReviewError, memory_operator_edit
 from memories.text import content_hash, text_clean
-from tenants.scoping import TenantScopedAdmin
+from tenants.scoping import TenantScopedAdmin, request_operator
 
 
 @admin.register(EndUser)
@@ -88,7 +88,7 @@ class MemoryVersionInline(admin.TabularInline):
         "note",
         "created_at",
     ]
-    readonly_fields = fields
+    readonly_fields = cast(list[str], fields)  # names only (the stubs allow groups in `fields`)
     ordering = ["version"]
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -127,7 +127,8 @@ class MemoryAdminForm(forms.ModelForm):
         return operator_text(self.cleaned_data["full_text"], lines=True)
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         full_text = cleaned.get("full_text")
         memory = self.instance
         if (
@@ -186,7 +187,8 @@ class MemoryAdmin(TenantScopedAdmin):
             },
         ),
     ]
-    readonly_fields = fieldsets[1][1]["fields"]
+    # The generated fields' names (the stubs type a fieldset's entry as any field group).
+    readonly_fields = cast(list[str], fieldsets[1][1]["fields"])
     inlines = [MemoryVersionInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Memory]:
@@ -204,7 +206,7 @@ class MemoryAdmin(TenantScopedAdmin):
         try:
             memory_operator_edit(
                 memory_id=obj.pk,
-                operator=request.user,
+                operator=request_operator(request),
                 caption=form.cleaned_data["caption"],
                 full_text=form.cleaned_data["full_text"],
                 category=form.cleaned_data["category"],

@@ -218,7 +218,8 @@ def _review_snapshots(*, end_user: EndUser, memory_ids: frozenset[str]) -> list[
         new = item.new_memory
         held = new is not None and new.status == Memory.Status.PENDING_REVIEW
         duplicated = (
-            held
+            new is not None
+            and held
             and Memory.objects.filter(
                 end_user=end_user, status=Memory.Status.ACTIVE, content_hash=new.content_hash
             )

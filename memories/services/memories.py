@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from django.db import transaction
 from django.db.models import Max
@@ -67,7 +67,7 @@ def memory_create(
     category: str,
     confidence: float,
     content_hash: str,
-    embedding: Sequence[float] | None,
+    embedding: Iterable[float] | None,  # a list or a numpy vector
     embedding_model: str,
     status: str = Memory.Status.ACTIVE,
     source_session: AgentSession | None = None,
@@ -109,7 +109,7 @@ def memory_merge(
     full_text: str,
     confidence: float,
     content_hash: str,
-    embedding: Sequence[float] | None,
+    embedding: Iterable[float] | None,  # a list or a numpy vector
     embedding_model: str,
     actor_type: str = MemoryVersion.Actor.SYSTEM,
     actor: str = "",

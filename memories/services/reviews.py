@@ -27,7 +27,7 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -115,7 +115,7 @@ def review_item_resolve(
     *,
     review_item_id: int,
     resolution: str,
-    operator: AbstractBaseUser,
+    operator: User,
     caption: str = "",
     full_text: str = "",
     merge_into_id: str | None = None,
@@ -148,7 +148,7 @@ def _review_item_resolve_locked(
     *,
     review_item_id: int,
     resolution: str,
-    operator: AbstractBaseUser,
+    operator: User,
     caption: str,
     full_text: str,
     merge_into_id: str | None,
@@ -330,7 +330,7 @@ def _merge(
 
 
 def review_item_resolve_many(
-    *, review_item_ids: Iterable[int], resolution: str, operator: AbstractBaseUser
+    *, review_item_ids: Iterable[int], resolution: str, operator: User
 ) -> BulkResolution:
     """Resolve several conflicts the same way, each in its own transaction.
 
@@ -355,7 +355,7 @@ def review_item_resolve_many(
 def memory_operator_edit(
     *,
     memory_id: str,
-    operator: AbstractBaseUser,
+    operator: User,
     caption: str,
     full_text: str,
     category: str,
@@ -430,7 +430,7 @@ def _memory_operator_edit_locked(
 
 
 @transaction.atomic
-def review_item_reopen(*, review_item_id: int, operator: AbstractBaseUser) -> ReviewItem:
+def review_item_reopen(*, review_item_id: int, operator: User) -> ReviewItem:
     """Undo an update the supersede policy applied: the conflict waits for review again.
 
     The new memory goes back to pending_review and the memories it superseded become active
