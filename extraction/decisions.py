@@ -225,6 +225,12 @@ def changes_found(candidate: Candidate, neighbours: list[Neighbour]) -> Judgemen
         if neighbour.memory.status == Memory.Status.ACTIVE
         and (change := update(new, neighbour.memory.reading, neighbour.similarity))
     ]
+    # A correction changes the one linked fact nearest in wording ("I misspoke, I'm actually
+    # right-handed" corrects "left-handed", not every fact about the user it links to).
+    corrections = [(n, c) for n, c in found if c.correction]
+    if corrections:
+        nearest = max(corrections, key=lambda pair: pair[0].similarity)
+        found = [(n, c) for n, c in found if not c.correction or (n, c) == nearest]
     if not found:
         return None
     return Judgement(

@@ -28,7 +28,7 @@ from functools import cache
 from core.lexicon import has_phrase, lexicon, pairs
 from core.metrics import READER_CLAUSES_SKIPPED
 from core.words import word_spans, words_of
-from extraction import subjectless
+from extraction import slots, subjectless
 from extraction.candidates import Candidate
 from extraction.clauses import opens_without_i, user_clauses, without_instructions
 from extraction.definite import definite_mine, relations_of
@@ -70,10 +70,6 @@ _SUBJECT_BREAK = re.compile(
     r"(?:\s+(?:now|then|also|so|since))?\s+"
     r"(?=(?:i|i'm|im|i've|ive|my|our|we|we're|it|it's|its|she|she's|he|he's|they|they're)\b)",
     re.I,
-)
-# "hiking's my favourite thing": what the user's favourite is, said first.
-_FAVOURITE = re.compile(
-    r"^(?P<value>\S+(?: \S+){0,3}?)(?:'s| is) (?P<noun>my (?:favou?rite|fave?)\b.*)$", re.I
 )
 
 
@@ -149,9 +145,9 @@ def _in_first_person(part: str) -> str | None:
     words = words_of(part)
     if not words:
         return None
-    favourite = _FAVOURITE.match(part.strip(" ,.!"))
-    if favourite:  # "hiking's my favourite thing" is "my favourite thing is hiking"
-        return f"{favourite['noun']} is {favourite['value']}"
+    slot = slots.value_first(part)
+    if slot:  # "hiking's my favourite thing" is "my favourite thing is hiking"
+        return slot
     if words[0] in lexicon("first_person") and words[0] not in {"me", "us"}:
         return part
     if _their_person(words):  # "mum's a GP", chat leaving out the "my"
@@ -169,7 +165,7 @@ def _in_first_person(part: str) -> str | None:
         if described and described.startswith(("I'm a ", "I'm an ")):
             return described  # "retired police officer": what the user is, not what they did
         return f"I'm {part}" if negated else f"I {part}"
-    return _fragment(part)
+    return _fragment(part) or slots.in_passing(part)  # "blood group B+ btw"
 
 
 # A word after a verb that opens its object or its time ("moved to", "retired last year").

@@ -13,7 +13,9 @@ was written for:
    ("quit", "sold", "broke up", "no longer", "-free") or brings another value ("now",
    "switched", "moved", "new"), a polarity flip on the linked concept ("no pets" and "our new
    beagle"), another value of a single-valued attribute; an additive word ("also", "too",
-   "another") or another place ("at home", "at work") keeps both.
+   "another") or another place ("at home", "at work") keeps both. A self-correction ("I
+   misspoke", "turns out", "I'm actually", or "not <the old value>": "I'm 170 cm not 180")
+   says the linked fact nearest in wording was wrong, when the new one says something else.
 
 A flip needs the negated concept to be the other side's or a broader one ("doesn't drink
 alcohol" and "red wine with dinner"; not "doesn't drink beer" and "a glass of wine").
@@ -37,19 +39,22 @@ from memories.facets import Facet, facets_read, subject_of
 LINK_SIMILARITY = 0.6
 # What a place name is, for the linker ("in manchester now" and "lives in Bristol").
 PLACE = "place"
-_CUE_TAGS = ("ends", "starts")
+_CUE_TAGS = ("ends", "starts", "corrects")
 # How a fact of the user is linked to a fact of a person of theirs.
 THEIRS = "their person"
 
 
 @cache
 def _function_words() -> frozenset[str]:
-    """The words that name no concept, as written."""
+    """The words that name no concept, as written. A phrase of chat openings or of time words
+    makes its words no function words ("on the other hand", "right now": "hand", "right")."""
     found: set[str] = set()
     for name in ("function_words", "determiners", "copulas", "auxiliaries", "first_person",
                  "subject_pronouns", "conjunctions", "adverbs", "quantities", "negators",
                  "fillers", "value_breaks", "temporary", "additive_cues"):  # fmt: skip
-        found |= {word for entry in lexicon(name) for word in entry.split()}
+        phrases = name not in {"fillers", "temporary"}
+        found |= {word for entry in lexicon(name) if phrases or " " not in entry
+                  for word in entry.split()}  # fmt: skip
     return frozenset(found)
 
 
@@ -83,9 +88,33 @@ def lemma(word: str) -> str:
     return word if stem != word and stem in _function_words() else stem
 
 
+# A number and the unit typed onto it ("180cm", "5kg"): two words.
+_NUMBER_UNIT = re.compile(r"\d+(?:[.,]\d+)?|\D+")
+
+
 def _lemmas(text: str) -> list[str]:
-    """The lemmas of a text's words, hyphenated words split ("smoke-free": smoke, free)."""
-    return [lemma(part) for word in words_of(text) for part in word.split("-") if part]
+    """The lemmas of a text's words, hyphenated words split ("smoke-free": smoke, free), a
+    number apart from its unit ("180cm": 180, cm)."""
+    return [
+        lemma(piece)
+        for word in words_of(text)
+        for part in word.split("-")
+        for piece in _NUMBER_UNIT.findall(part)
+        if piece.strip("'")
+    ]
+
+
+def _denied_values(text: str) -> set[str]:
+    """What a statement says it is not, after its value ("170 cm not 180", "A positive not O
+    neg"): the content lemmas of the few words after "not"."""
+    words = _padded(text).split()
+    found: set[str] = set()
+    for at, word in enumerate(words):
+        if word == "not":
+            found |= {
+                w for w in _lemmas(" ".join(words[at + 1 : at + 4])) if w not in _stop_words()
+            }
+    return found
 
 
 @cache
@@ -185,6 +214,9 @@ class Reading:
     denies: frozenset[str]  # what a value it states rules out ("meat" of "vegetarian")
     ends: bool
     starts: bool
+    corrects: bool  # the user says what they said before was wrong ("I misspoke", "turns out")
+    # What a positive statement says it is not ("not O neg" of "I'm A positive not O neg").
+    not_values: frozenset[str]
     additive: bool
     wish: bool  # a wish or a plan ("would love to live in Japan someday"): nothing holds yet
     # What it says the person does, and to what: ("work", {"leeds"}) of "works in Leeds".
@@ -251,6 +283,8 @@ def reading(caption: str, said: str = "", facets: tuple[Facet, ...] | None = Non
         ends="ends" in cues or any(f.change and not f.positive for f in facets),
         # A change the registry reads ("went vegetarian", "moved to") is announced too.
         starts="starts" in cues or any(f.change and f.positive for f in facets),
+        corrects="corrects" in cues,
+        not_values=frozenset(() if negated else _denied_values(caption) | _denied_values(said)),
         additive=_says(f"{caption} {said}", "additive_cues"),
         wish=_says(f"{caption} {said}", "wishes"),
         doings=frozenset(
@@ -352,6 +386,9 @@ class Update:
 
     reason: str
     automatic: bool
+    # A correction of what the user said before: it changes only the linked fact nearest in
+    # wording (`extraction.decisions.changes_found`), not every fact it links to.
+    correction: bool = False
 
 
 def update(new: Reading, old: Reading, similarity: float) -> Update | None:
@@ -362,6 +399,13 @@ def update(new: Reading, old: Reading, similarity: float) -> Update | None:
     if new.scopes and old.scopes and new.scopes != old.scopes:
         return None
     explicit = new.ends or new.starts
+    corrected = _corrected(new, old)
+    if corrected:  # "I misspoke, I'm actually right-handed", "I'm 170 cm not 180"
+        return Update(
+            f"corrected: '{_as_said(corrected, new)}' now ({how})",
+            automatic=old.single or bool(new.not_values & old.words),
+            correction=True,
+        )
     ruled_out = (new.denies & old.concepts) if not old.negative else set()
     ruled_out = ruled_out or ((old.denies & new.concepts) if not new.negative else set())
     if ruled_out:  # "went vegetarian" and "steak is my fave"
@@ -392,6 +436,19 @@ def update(new: Reading, old: Reading, similarity: float) -> Update | None:
     if not other or kinds & old.values or not (new.starts or kinds & old.value_kinds):
         return None  # nothing else said, a kind of the old value ("rail" of "train"), or no cue
     return Update(f"changed: '{_as_said(other, new)}' now ({how})", automatic=new.starts)
+
+
+def _corrected(new: Reading, old: Reading) -> set[str]:
+    """What the new fact says instead, when it corrects the old one: the user says they were
+    wrong (a `corrects` cue) or that they are not what the old fact says ("not 180"), of the
+    same person, both positive, and the new one says something the old one did not (a
+    correction that repeats the old fact restates it)."""
+    denies_old = new.not_values & (old.words | old.values)
+    if not (new.corrects or denies_old) or new.subject != old.subject:
+        return set()
+    if new.negative or old.negative:
+        return set()  # a flip ("turns out I'm not allergic") is read as one
+    return set(new.words - old.words - new.not_values)
 
 
 def announced(new: Reading, old: Reading) -> bool:

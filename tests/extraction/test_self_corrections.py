@@ -1,0 +1,87 @@
+"""A user who corrects what they said before ("i misspoke", "turns out", "I'm actually", "not
+X") changes the linked fact nearest in wording, on topics no rule was written for (issue 31)."""
+
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+import pytest
+
+from extraction.candidates import Candidate
+from extraction.decisions import KnownMemory, Neighbour, changes_found
+from extraction.jobs import extraction_perform
+from extraction.updates import cues_of, reading, update
+from memories.comparison import Verdict
+from memories.models import Memory, ReviewItem
+
+
+def _say(tenant, user_id: uuid.UUID, text: str) -> None:
+    extraction_perform(
+        tenant=tenant,
+        external_id=user_id,
+        messages=[{"role": "user", "content": text}, {"role": "assistant", "content": "Noted."}],
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("I'm a size M in shirts", "sorry, I'm actually a size L, the M ones pull at the back"),
+        ("I cycle 20km to the office", "I cycle 12km not 20, I always round it up in my head"),
+        ("I have a library card", "we let the library card lapse, never used it"),
+        ("I wear a retainer at night", "took my retainer out for good last month"),
+    ],
+)
+def test_a_correction_or_an_ended_thing_is_held_against_what_was_said(
+    tenant, offline, first, second
+):
+    user_id = uuid.uuid4()
+    _say(tenant, user_id, first)
+    _say(tenant, user_id, second)
+
+    item = ReviewItem.objects.get(end_user__external_id=user_id)
+    assert item.new_memory.status == Memory.Status.PENDING_REVIEW
+
+
+def test_a_correction_needs_another_value_a_repeat_restates():
+    medium = reading("User is a size M in shirts")
+
+    changed = update(reading("User is actually a size L", "I'm actually a size L"), medium, 0.5)
+    assert changed is not None and changed.correction and "'l'" in changed.reason
+    assert (
+        update(reading("User is actually a size M", "I'm actually a size M"), medium, 0.5) is None
+    )
+
+
+def test_saying_what_one_is_not_corrects_the_fact_that_said_it():
+    twenty = reading("User cycles 20km to the office")
+
+    corrected = update(reading("User cycles 12km not 20", "I cycle 12km not 20"), twenty, 0.3)
+    assert corrected is not None and corrected.automatic  # the old value is named and denied
+    assert update(reading("User cycles 12km to the gym"), twenty, 0.3) is None
+
+
+def test_a_correction_changes_only_the_linked_fact_nearest_in_wording():
+    def known(ref: str, caption: str) -> KnownMemory:
+        return KnownMemory(ref, caption, f"{caption}.", "personal", Memory.Status.ACTIVE, ref,
+                           np.zeros(4))  # fmt: skip
+
+    shirts, shoes = (
+        known("a", "User is a size M in shirts"),
+        known("b", "User is a size 9 in shoes"),
+    )
+    candidate = Candidate("User is actually a size L", "User is actually a size L.",
+                          said="I'm actually a size L")  # fmt: skip
+
+    found = changes_found(candidate, [Neighbour(shoes, 0.41), Neighbour(shirts, 0.66)])
+
+    assert found is not None and found.verdict == Verdict.CONTRADICTS and found.refs == ("a",)
+
+
+def test_left_handed_is_no_change_and_a_mistake_is_a_correction():
+    assert cues_of("I'm left-handed, always have been") == set()
+    assert cues_of("ok i misspoke the other day") == {"corrects"}
+    assert cues_of("I'm actually a night-shift worker") == {"corrects"}
+    assert cues_of("been with them since they were 16") == set()
