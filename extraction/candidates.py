@@ -20,3 +20,6 @@ class Candidate:
     # The clause of the user's message it was read from (the offline reader's clause, the one
     # that grounds an LLM's candidate): the change cues are read from what the user said.
     said: str = ""
+    # The message it was read from says the user was wrong before ("i misspoke the other day,
+    # ..."): it corrects a fact stored earlier (`extraction.corrections`).
+    corrects: bool = False

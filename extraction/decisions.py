@@ -212,7 +212,7 @@ def neighbours_find(
 
 def candidate_reading(candidate: Candidate) -> Reading:
     """The candidate as the linker reads it: its caption and the clause the user said."""
-    return reading(candidate.caption, candidate.said)
+    return reading(candidate.caption, candidate.said, corrects=candidate.corrects)
 
 
 def changes_found(candidate: Candidate, neighbours: list[Neighbour]) -> Judgement | None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
@@ -31,6 +32,7 @@ from core.words import word_spans, words_of
 from extraction import slots, subjectless
 from extraction.candidates import Candidate
 from extraction.clauses import opens_without_i, user_clauses, without_instructions
+from extraction.corrections import correcting, only_correcting
 from extraction.definite import definite_mine, relations_of
 from extraction.introductions import introductions
 from extraction.kept import caption_kept, caption_of, category
@@ -337,6 +339,8 @@ def read_statements(
         logger.exception("reader: the introductions could not be read")
         introduced = {}
     state = _State()
+    # The messages that say the user was wrong before: each of their facts corrects one.
+    correct = {bisect_right(starts, at) for at, c in enumerate(clauses) if correcting(c[1] or c[0])}
     for at, (clause, statement) in enumerate(clauses):
         try:
             if at in introduced:
@@ -353,8 +357,8 @@ def read_statements(
             _skip(clause, skipped, unit="clause")
             continue
         for caption, kind in read:
-            if caption.lower() in seen:
-                continue
+            if caption.lower() in seen or only_correcting(caption, statement or clause):
+                continue  # said already, or only that something said before was wrong
             seen.add(caption.lower())
             found.append(
                 Candidate(
@@ -363,6 +367,7 @@ def read_statements(
                     category=kind,
                     confidence=CONFIDENCE,
                     said=statement or clause,
+                    corrects=bisect_right(starts, at) in correct,
                 )
             )
     return found

@@ -104,6 +104,11 @@ def _lemmas(text: str) -> list[str]:
     ]
 
 
+def content_lemmas(text: str) -> list[str]:
+    """The lemmas of a text's content words: no function word, no change cue."""
+    return [w for w in _lemmas(text) if w not in _stop_words() and w not in _cue_words()]
+
+
 def _denied_values(text: str) -> set[str]:
     """What a statement says it is not, after its value ("170 cm not 180", "A positive not O
     neg"): the content lemmas of the few words after "not"."""
@@ -233,10 +238,17 @@ def _registry(facet: Facet) -> bool:
 
 
 @lru_cache(maxsize=8192)
-def reading(caption: str, said: str = "", facets: tuple[Facet, ...] | None = None) -> Reading:
+def reading(
+    caption: str,
+    said: str = "",
+    facets: tuple[Facet, ...] | None = None,
+    *,
+    corrects: bool = False,
+) -> Reading:
     """How the linker reads a fact: its caption, and for a candidate the clause the user said
     it in (the cues are read from both, so a caption that lost "now" still has it). A stored
-    memory passes the facets stored on it (read from its caption otherwise)."""
+    memory passes the facets stored on it (read from its caption otherwise). `corrects`: the
+    message it was said in corrects what the user said before (`extraction.corrections`)."""
     facets = facets_read(caption) if facets is None else facets
     subject = subject_of(caption)
     # The clause may hold other facts of the same message ("I live in Berlin and I work at
@@ -283,7 +295,7 @@ def reading(caption: str, said: str = "", facets: tuple[Facet, ...] | None = Non
         ends="ends" in cues or any(f.change and not f.positive for f in facets),
         # A change the registry reads ("went vegetarian", "moved to") is announced too.
         starts="starts" in cues or any(f.change and f.positive for f in facets),
-        corrects="corrects" in cues,
+        corrects="corrects" in cues or corrects,
         not_values=frozenset(() if negated else _denied_values(caption) | _denied_values(said)),
         additive=_says(f"{caption} {said}", "additive_cues"),
         wish=_says(f"{caption} {said}", "wishes"),

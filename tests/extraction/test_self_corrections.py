@@ -85,3 +85,15 @@ def test_left_handed_is_no_change_and_a_mistake_is_a_correction():
     assert cues_of("ok i misspoke the other day") == {"corrects"}
     assert cues_of("I'm actually a night-shift worker") == {"corrects"}
     assert cues_of("been with them since they were 16") == set()
+
+
+@pytest.mark.django_db
+def test_a_message_that_opens_by_owning_a_mistake_corrects_what_it_goes_on_to_say(tenant, offline):
+    user_id = uuid.uuid4()
+    _say(tenant, user_id, "I'm a morning person, up at 5 most days")
+    _say(tenant, user_id, "ok I got that wrong last time. honestly I'm a night person")
+
+    item = ReviewItem.objects.get(end_user__external_id=user_id)
+    assert item.existing_memories.get().caption == "User is a morning person"
+    # The clause that only owns the mistake is no fact of its own.
+    assert not Memory.objects.filter(caption__icontains="wrong").exists()
