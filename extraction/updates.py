@@ -73,9 +73,12 @@ def lemma(word: str) -> str:
     word = pairs("participles").get(word, word)
     if len(word) <= 3:
         return word
-    if word.endswith("ies") and len(word) > 4:
+    plural = word.endswith("ies") and len(word) > 4
+    if plural:
         word = word[:-3] + "y"
-    else:
+    if word.endswith(("istry", "ery")) and len(word) > 6:
+        word = word[:-2] if word.endswith("istry") else word[:-1]  # dentistry, delivery
+    elif not plural:
         for suffix in ("ing", "es", "ed", "s", "er"):
             least = 4 if suffix == "er" else 3  # "teacher" is "teach"; "water" stays
             if word.endswith(suffix) and len(word) - len(suffix) >= least and word[-2:] != "ss":
