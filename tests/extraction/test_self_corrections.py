@@ -32,6 +32,7 @@ def _say(tenant, user_id: uuid.UUID, text: str) -> None:
         ("I cycle 20km to the office", "I cycle 12km not 20, I always round it up in my head"),
         ("I have a library card", "we let the library card lapse, never used it"),
         ("I wear a retainer at night", "took my retainer out for good last month"),
+        ("I have a mole on my cheek", "had the mole on my cheek removed, all healed now"),
     ],
 )
 def test_a_correction_or_an_ended_thing_is_held_against_what_was_said(
