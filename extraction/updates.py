@@ -39,7 +39,7 @@ from memories.facets import Facet, facets_read, subject_of
 LINK_SIMILARITY = 0.6
 # What a place name is, for the linker ("in manchester now" and "lives in Bristol").
 PLACE = "place"
-_CUE_TAGS = ("ends", "starts", "corrects")
+_CUE_TAGS = ("ends", "starts", "corrects", "replaces")
 # How a fact of the user is linked to a fact of a person of theirs.
 THEIRS = "their person"
 
@@ -223,6 +223,7 @@ class Reading:
     ends: bool
     starts: bool
     corrects: bool  # the user says what they said before was wrong ("I misspoke", "turns out")
+    replaces: bool  # another value in place of the old ("switched to", "instead of")
     # What a positive statement says it is not ("not O neg" of "I'm A positive not O neg").
     not_values: frozenset[str]
     additive: bool
@@ -297,8 +298,9 @@ def reading(
         denies=frozenset(_denied(facets, subject)),
         ends="ends" in cues or any(f.change and not f.positive for f in facets),
         # A change the registry reads ("went vegetarian", "moved to") is announced too.
-        starts="starts" in cues or any(f.change and f.positive for f in facets),
+        starts=bool(cues & {"starts", "replaces"}) or any(f.change and f.positive for f in facets),
         corrects="corrects" in cues or corrects,
+        replaces="replaces" in cues,
         not_values=frozenset(() if negated else _denied_values(caption) | _denied_values(said)),
         additive=_says(f"{caption} {said}", "additive_cues"),
         wish=_says(f"{caption} {said}", "wishes"),
@@ -441,7 +443,10 @@ def update(new: Reading, old: Reading, similarity: float) -> Update | None:
     # computer is a ThinkPad"). The registry's own attributes were compared by their facets.
     # Their person is linked to end what was said of them ("broke up"), never to change it
     # ("Tom and I got engaged" changes nothing of "User's boyfriend Tom is a chef").
-    if new.negative or not old.single or how in {"same attribute", "close wording", THEIRS}:
+    # "switched to" replaces even what may hold several values, linked by a word or a kind.
+    if new.negative or not (old.single or new.replaces):
+        return None
+    if how in {"same attribute", "close wording", THEIRS}:
         return None
     other = new.words - old.concepts - old.people
     kinded = {word for word in other if _closure([word]) & old.value_kinds}
@@ -450,7 +455,8 @@ def update(new: Reading, old: Reading, similarity: float) -> Update | None:
     kinds = new.concepts - new.words
     if not other or kinds & old.values or not (new.starts or kinds & old.value_kinds):
         return None  # nothing else said, a kind of the old value ("rail" of "train"), or no cue
-    return Update(f"changed: '{_as_said(other, new)}' now ({how})", automatic=new.starts)
+    automatic = new.starts and old.single
+    return Update(f"changed: '{_as_said(other, new)}' now ({how})", automatic=automatic)
 
 
 def _corrected(new: Reading, old: Reading) -> set[str]:

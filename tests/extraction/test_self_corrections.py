@@ -99,3 +99,25 @@ def test_a_message_that_opens_by_owning_a_mistake_corrects_what_it_goes_on_to_sa
     assert item.existing_memories.get().caption == "User is a morning person"
     # The clause that only owns the mistake is no fact of its own.
     assert not Memory.objects.filter(caption__icontains="wrong").exists()
+
+
+@pytest.mark.django_db
+def test_switching_to_another_replaces_a_linked_habit_but_is_held_not_superseded(
+    tenant, offline, settings
+):
+    settings.MEMORY_CONFLICT_POLICY = "supersede"
+    user_id = uuid.uuid4()
+    _say(tenant, user_id, "I swim at the leisure centre pool")
+    _say(tenant, user_id, "switched to swimming at the lido, outdoors all year round")
+
+    item = ReviewItem.objects.get(end_user__external_id=user_id)
+    assert not item.auto_resolved  # a habit may hold several values: an operator decides
+    assert item.existing_memories.get().caption == "User swims at the leisure centre pool"
+
+
+def test_a_replacement_needs_a_link_and_no_addition():
+    swims = reading("User swims at the leisure centre pool")
+
+    assert update(reading("User switched to the lido for swims"), swims, 0.3) is not None
+    assert update(reading("User also switched to the lido for swims"), swims, 0.3) is None
+    assert update(reading("User switched to a standing desk"), swims, 0.3) is None
