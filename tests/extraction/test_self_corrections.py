@@ -87,6 +87,7 @@ def test_left_handed_is_no_change_and_a_mistake_is_a_correction():
     assert cues_of("I'm actually a night-shift worker") == {"corrects"}
     assert cues_of("been with them since they were 16") == set()
     assert cues_of("User has banked with them since age 16") == set()
+    assert cues_of("i mean, I'm a nurse so I know the shifts") == set()  # a filler, no mistake
 
 
 @pytest.mark.django_db
