@@ -465,7 +465,10 @@ def _corrected(new: Reading, old: Reading) -> set[str]:
     same person, both positive, and the new one says something the old one did not (a
     correction that repeats the old fact restates it)."""
     denies_old = new.not_values & (old.words | old.values)
-    if not (new.corrects or denies_old) or new.subject != old.subject:
+    # Denying the old value is a correction of the same slot only: another word or attribute
+    # shared ("170 cm not 180" and "180cm tall"), not "likes cats not dogs" and "has a dog".
+    slot = (new.words & old.words) - new.not_values or new.attributes & old.attributes
+    if not (new.corrects or (denies_old and slot)) or new.subject != old.subject:
         return set()
     if new.negative or old.negative:
         return set()  # a flip ("turns out I'm not allergic") is read as one

@@ -62,6 +62,9 @@ def test_saying_what_one_is_not_corrects_the_fact_that_said_it():
     corrected = update(reading("User cycles 12km not 20", "I cycle 12km not 20"), twenty, 0.3)
     assert corrected is not None and corrected.automatic  # the old value is named and denied
     assert update(reading("User cycles 12km to the gym"), twenty, 0.3) is None
+    # Denying a thing is no correction of another slot that names it.
+    dog = reading("User has a dog called Rex")
+    assert update(reading("User likes cats not dogs", "I like cats not dogs"), dog, 0.3) is None
 
 
 def test_a_correction_changes_only_the_linked_fact_nearest_in_wording():
