@@ -26,3 +26,6 @@ class Candidate:
     # When the fact holds, from a time phrase in what the user said; None: open or unknown.
     valid_from: datetime.date | None = None
     valid_to: datetime.date | None = None
+    # The message it was read from says the user was wrong before ("i misspoke the other day,
+    # ..."): it corrects a fact stored earlier (`extraction.corrections`).
+    corrects: bool = False

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from extraction.candidates import Candidate
+from extraction.restatements import restated_in_words
 from extraction.updates import Reading, link, reading, update
 from memories.comparison import Verdict, compare, distinct, restates, shares_attribute
 from memories.facets import Facet, facets_read, subject_of
@@ -212,7 +213,7 @@ def neighbours_find(
 
 def candidate_reading(candidate: Candidate) -> Reading:
     """The candidate as the linker reads it: its caption and the clause the user said."""
-    return reading(candidate.caption, candidate.said)
+    return reading(candidate.caption, candidate.said, corrects=candidate.corrects)
 
 
 def changes_found(candidate: Candidate, neighbours: list[Neighbour]) -> Judgement | None:
@@ -225,6 +226,12 @@ def changes_found(candidate: Candidate, neighbours: list[Neighbour]) -> Judgemen
         if neighbour.memory.status == Memory.Status.ACTIVE
         and (change := update(new, neighbour.memory.reading, neighbour.similarity))
     ]
+    # A correction changes the one linked fact nearest in wording ("I misspoke, I'm actually
+    # right-handed" corrects "left-handed", not every fact about the user it links to).
+    corrections = [(n, c) for n, c in found if c.correction]
+    if corrections:
+        nearest = max(corrections, key=lambda pair: pair[0].similarity)
+        found = [(n, c) for n, c in found if not c.correction or (n, c) == nearest]
     if not found:
         return None
     return Judgement(
@@ -264,6 +271,10 @@ def rules_judgement(candidate: Candidate, neighbours: list[Neighbour]) -> Judgem
         return changed
     if same is not None:
         return Judgement(Verdict.SAME, refs=(same[0].memory.ref,), reason=same[1])
+    for neighbour in neighbours:  # nearest first: the same fact in other words
+        if _in_other_words(candidate, neighbour.memory):
+            return Judgement(Verdict.SAME, refs=(neighbour.memory.ref,),
+                             reason="the same fact in other words")  # fmt: skip
     return Judgement(Verdict.NEW)
 
 
@@ -282,7 +293,17 @@ def same_fact(candidate: Candidate, target: Neighbour) -> bool:
         return False
     if distinct(candidate_facets(candidate), target.memory.facets):
         return False
-    return target.similarity >= NEAR_DUPLICATE_SIMILARITY or _keeps_both(candidate, target.memory)
+    return (
+        target.similarity >= NEAR_DUPLICATE_SIMILARITY
+        or _keeps_both(candidate, target.memory)
+        or _in_other_words(candidate, target.memory)
+    )
+
+
+def _in_other_words(candidate: Candidate, memory: KnownMemory) -> bool:
+    """Whether the two say the same in other words (`extraction.restatements`), each read from
+    its caption: what recall shows, not what a full text or an earlier merge added."""
+    return restated_in_words(candidate_reading(candidate), reading(memory.caption))
 
 
 def _keeps_both(candidate: Candidate, memory: KnownMemory) -> bool:

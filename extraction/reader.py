@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
@@ -28,9 +29,10 @@ from functools import cache
 from core.lexicon import has_phrase, lexicon, pairs
 from core.metrics import READER_CLAUSES_SKIPPED
 from core.words import word_spans, words_of
-from extraction import subjectless
+from extraction import slots, subjectless
 from extraction.candidates import Candidate
 from extraction.clauses import opens_without_i, user_clauses, without_instructions
+from extraction.corrections import correcting, only_correcting
 from extraction.definite import definite_mine, relations_of
 from extraction.introductions import introductions
 from extraction.kept import caption_kept, caption_of, category
@@ -70,10 +72,6 @@ _SUBJECT_BREAK = re.compile(
     r"(?:\s+(?:now|then|also|so|since))?\s+"
     r"(?=(?:i|i'm|im|i've|ive|my|our|we|we're|it|it's|its|she|she's|he|he's|they|they're)\b)",
     re.I,
-)
-# "hiking's my favourite thing": what the user's favourite is, said first.
-_FAVOURITE = re.compile(
-    r"^(?P<value>\S+(?: \S+){0,3}?)(?:'s| is) (?P<noun>my (?:favou?rite|fave?)\b.*)$", re.I
 )
 
 
@@ -149,9 +147,9 @@ def _in_first_person(part: str) -> str | None:
     words = words_of(part)
     if not words:
         return None
-    favourite = _FAVOURITE.match(part.strip(" ,.!"))
-    if favourite:  # "hiking's my favourite thing" is "my favourite thing is hiking"
-        return f"{favourite['noun']} is {favourite['value']}"
+    slot = slots.value_first(part)
+    if slot:  # "hiking's my favourite thing" is "my favourite thing is hiking"
+        return slot
     if words[0] in lexicon("first_person") and words[0] not in {"me", "us"}:
         return part
     if _their_person(words):  # "mum's a GP", chat leaving out the "my"
@@ -169,7 +167,7 @@ def _in_first_person(part: str) -> str | None:
         if described and described.startswith(("I'm a ", "I'm an ")):
             return described  # "retired police officer": what the user is, not what they did
         return f"I'm {part}" if negated else f"I {part}"
-    return _fragment(part)
+    return _fragment(part) or slots.in_passing(part)  # "blood group B+ btw"
 
 
 # A word after a verb that opens its object or its time ("moved to", "retired last year").
@@ -341,6 +339,8 @@ def read_statements(
         logger.exception("reader: the introductions could not be read")
         introduced = {}
     state = _State()
+    # The messages that say the user was wrong before: each of their facts corrects one.
+    correct = {bisect_right(starts, at) for at, c in enumerate(clauses) if correcting(c[1] or c[0])}
     for at, (clause, statement) in enumerate(clauses):
         try:
             if at in introduced:
@@ -357,8 +357,8 @@ def read_statements(
             _skip(clause, skipped, unit="clause")
             continue
         for caption, kind in read:
-            if caption.lower() in seen:
-                continue
+            if caption.lower() in seen or only_correcting(caption, statement or clause):
+                continue  # said already, or only that something said before was wrong
             seen.add(caption.lower())
             found.append(
                 Candidate(
@@ -367,6 +367,7 @@ def read_statements(
                     category=kind,
                     confidence=CONFIDENCE,
                     said=statement or clause,
+                    corrects=bisect_right(starts, at) in correct,
                 )
             )
     return found

@@ -13,7 +13,9 @@ was written for:
    ("quit", "sold", "broke up", "no longer", "-free") or brings another value ("now",
    "switched", "moved", "new"), a polarity flip on the linked concept ("no pets" and "our new
    beagle"), another value of a single-valued attribute; an additive word ("also", "too",
-   "another") or another place ("at home", "at work") keeps both.
+   "another") or another place ("at home", "at work") keeps both. A self-correction ("I
+   misspoke", "turns out", "I'm actually", or "not <the old value>": "I'm 170 cm not 180")
+   says the linked fact nearest in wording was wrong, when the new one says something else.
 
 A flip needs the negated concept to be the other side's or a broader one ("doesn't drink
 alcohol" and "red wine with dinner"; not "doesn't drink beer" and "a glass of wine").
@@ -38,19 +40,22 @@ from memories.facets import Facet, facets_read, subject_of
 LINK_SIMILARITY = 0.6
 # What a place name is, for the linker ("in manchester now" and "lives in Bristol").
 PLACE = "place"
-_CUE_TAGS = ("ends", "starts")
+_CUE_TAGS = ("ends", "starts", "corrects", "replaces")
 # How a fact of the user is linked to a fact of a person of theirs.
 THEIRS = "their person"
 
 
 @cache
 def _function_words() -> frozenset[str]:
-    """The words that name no concept, as written."""
+    """The words that name no concept, as written. A phrase of chat openings or of time words
+    makes its words no function words ("on the other hand", "right now": "hand", "right")."""
     found: set[str] = set()
     for name in ("function_words", "determiners", "copulas", "auxiliaries", "first_person",
                  "subject_pronouns", "conjunctions", "adverbs", "quantities", "negators",
                  "fillers", "value_breaks", "temporary", "additive_cues"):  # fmt: skip
-        found |= {word for entry in lexicon(name) for word in entry.split()}
+        phrases = name not in {"fillers", "temporary"}
+        found |= {word for entry in lexicon(name) if phrases or " " not in entry
+                  for word in entry.split()}  # fmt: skip
     return frozenset(found)
 
 
@@ -69,9 +74,12 @@ def lemma(word: str) -> str:
     word = pairs("participles").get(word, word)
     if len(word) <= 3:
         return word
-    if word.endswith("ies") and len(word) > 4:
+    plural = word.endswith("ies") and len(word) > 4
+    if plural:
         word = word[:-3] + "y"
-    else:
+    if word.endswith(("istry", "ery")) and len(word) > 6:
+        word = word[:-2] if word.endswith("istry") else word[:-1]  # dentistry, delivery
+    elif not plural:
         for suffix in ("ing", "es", "ed", "s", "er"):
             least = 4 if suffix == "er" else 3  # "teacher" is "teach"; "water" stays
             if word.endswith(suffix) and len(word) - len(suffix) >= least and word[-2:] != "ss":
@@ -84,9 +92,38 @@ def lemma(word: str) -> str:
     return word if stem != word and stem in _function_words() else stem
 
 
+# A number and the unit typed onto it ("180cm", "5kg"): two words.
+_NUMBER_UNIT = re.compile(r"\d+(?:[.,]\d+)?|\D+")
+
+
 def _lemmas(text: str) -> list[str]:
-    """The lemmas of a text's words, hyphenated words split ("smoke-free": smoke, free)."""
-    return [lemma(part) for word in words_of(text) for part in word.split("-") if part]
+    """The lemmas of a text's words, hyphenated words split ("smoke-free": smoke, free), a
+    number apart from its unit ("180cm": 180, cm)."""
+    return [
+        lemma(piece)
+        for word in words_of(text)
+        for part in word.split("-")
+        for piece in _NUMBER_UNIT.findall(part)
+        if piece.strip("'")
+    ]
+
+
+def content_lemmas(text: str) -> list[str]:
+    """The lemmas of a text's content words: no function word, no change cue."""
+    return [w for w in _lemmas(text) if w not in _stop_words() and w not in _cue_words()]
+
+
+def _denied_values(text: str) -> set[str]:
+    """What a statement says it is not, after its value ("170 cm not 180", "A positive not O
+    neg"): the content lemmas of the few words after "not"."""
+    words = _padded(text).split()
+    found: set[str] = set()
+    for at, word in enumerate(words):
+        if word == "not":
+            found |= {
+                w for w in _lemmas(" ".join(words[at + 1 : at + 4])) if w not in _stop_words()
+            }
+    return found
 
 
 @cache
@@ -186,6 +223,10 @@ class Reading:
     denies: frozenset[str]  # what a value it states rules out ("meat" of "vegetarian")
     ends: bool
     starts: bool
+    corrects: bool  # the user says what they said before was wrong ("I misspoke", "turns out")
+    replaces: bool  # another value in place of the old ("switched to", "instead of")
+    # What a positive statement says it is not ("not O neg" of "I'm A positive not O neg").
+    not_values: frozenset[str]
     additive: bool
     wish: bool  # a wish or a plan ("would love to live in Japan someday"): nothing holds yet
     # What it says the person does, and to what: ("work", {"leeds"}) of "works in Leeds".
@@ -202,10 +243,17 @@ def _registry(facet: Facet) -> bool:
 
 
 @lru_cache(maxsize=8192)
-def reading(caption: str, said: str = "", facets: tuple[Facet, ...] | None = None) -> Reading:
+def reading(
+    caption: str,
+    said: str = "",
+    facets: tuple[Facet, ...] | None = None,
+    *,
+    corrects: bool = False,
+) -> Reading:
     """How the linker reads a fact: its caption, and for a candidate the clause the user said
     it in (the cues are read from both, so a caption that lost "now" still has it). A stored
-    memory passes the facets stored on it (read from its caption otherwise)."""
+    memory passes the facets stored on it (read from its caption otherwise). `corrects`: the
+    message it was said in corrects what the user said before (`extraction.corrections`)."""
     facets = facets_read(caption) if facets is None else facets
     subject = subject_of(caption)
     # The clause may hold other facts of the same message ("I live in Berlin and I work at
@@ -251,7 +299,10 @@ def reading(caption: str, said: str = "", facets: tuple[Facet, ...] | None = Non
         denies=frozenset(_denied(facets, subject)),
         ends="ends" in cues or any(f.change and not f.positive for f in facets),
         # A change the registry reads ("went vegetarian", "moved to") is announced too.
-        starts="starts" in cues or any(f.change and f.positive for f in facets),
+        starts=bool(cues & {"starts", "replaces"}) or any(f.change and f.positive for f in facets),
+        corrects="corrects" in cues or corrects,
+        replaces="replaces" in cues,
+        not_values=frozenset(() if negated else _denied_values(caption) | _denied_values(said)),
         additive=_says(f"{caption} {said}", "additive_cues"),
         wish=_says(f"{caption} {said}", "wishes"),
         doings=frozenset(
@@ -353,6 +404,9 @@ class Update:
 
     reason: str
     automatic: bool
+    # A correction of what the user said before: it changes only the linked fact nearest in
+    # wording (`extraction.decisions.changes_found`), not every fact it links to.
+    correction: bool = False
 
 
 def update(new: Reading, old: Reading, similarity: float) -> Update | None:
@@ -363,6 +417,13 @@ def update(new: Reading, old: Reading, similarity: float) -> Update | None:
     if new.scopes and old.scopes and new.scopes != old.scopes:
         return None
     explicit = new.ends or new.starts
+    corrected = _corrected(new, old)
+    if corrected:  # "I misspoke, I'm actually right-handed", "I'm 170 cm not 180"
+        return Update(
+            f"corrected: '{_as_said(corrected, new)}' now ({how})",
+            automatic=old.single or bool(new.not_values & old.words),
+            correction=True,
+        )
     ruled_out = (new.denies & old.concepts) if not old.negative else set()
     ruled_out = ruled_out or ((old.denies & new.concepts) if not new.negative else set())
     if ruled_out:  # "went vegetarian" and "steak is my fave"
@@ -383,7 +444,10 @@ def update(new: Reading, old: Reading, similarity: float) -> Update | None:
     # computer is a ThinkPad"). The registry's own attributes were compared by their facets.
     # Their person is linked to end what was said of them ("broke up"), never to change it
     # ("Tom and I got engaged" changes nothing of "User's boyfriend Tom is a chef").
-    if new.negative or not old.single or how in {"same attribute", "close wording", THEIRS}:
+    # "switched to" replaces even what may hold several values, linked by a word or a kind.
+    if new.negative or not (old.single or new.replaces):
+        return None
+    if how in {"same attribute", "close wording", THEIRS}:
         return None
     other = new.words - old.concepts - old.people
     kinded = {word for word in other if _closure([word]) & old.value_kinds}
@@ -392,7 +456,24 @@ def update(new: Reading, old: Reading, similarity: float) -> Update | None:
     kinds = new.concepts - new.words
     if not other or kinds & old.values or not (new.starts or kinds & old.value_kinds):
         return None  # nothing else said, a kind of the old value ("rail" of "train"), or no cue
-    return Update(f"changed: '{_as_said(other, new)}' now ({how})", automatic=new.starts)
+    automatic = new.starts and old.single
+    return Update(f"changed: '{_as_said(other, new)}' now ({how})", automatic=automatic)
+
+
+def _corrected(new: Reading, old: Reading) -> set[str]:
+    """What the new fact says instead, when it corrects the old one: the user says they were
+    wrong (a `corrects` cue) or that they are not what the old fact says ("not 180"), of the
+    same person, both positive, and the new one says something the old one did not (a
+    correction that repeats the old fact restates it)."""
+    denies_old = new.not_values & (old.words | old.values)
+    # Denying the old value is a correction of the same slot only: another word or attribute
+    # shared ("170 cm not 180" and "180cm tall"), not "likes cats not dogs" and "has a dog".
+    slot = (new.words & old.words) - new.not_values or new.attributes & old.attributes
+    if not (new.corrects or (denies_old and slot)) or new.subject != old.subject:
+        return set()
+    if new.negative or old.negative:
+        return set()  # a flip ("turns out I'm not allergic") is read as one
+    return set(new.words - old.words - new.not_values)
 
 
 def announced(new: Reading, old: Reading) -> bool:

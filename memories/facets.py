@@ -18,7 +18,7 @@ import re
 from dataclasses import asdict, dataclass, replace
 from functools import cache, lru_cache
 
-from core.lexicon import group_heads, lexicon, pairs
+from core.lexicon import broader, group_heads, lexicon, pairs
 from core.words import words_of
 from memories.attributes import PRACTICE, Attribute, attribute, named_by, registry
 
@@ -38,7 +38,9 @@ class Facet:
 
     @classmethod
     def of(cls, data: dict) -> Facet:
-        return cls(**{key: data[key] for key in cls.__dataclass_fields__ if key in data})
+        """A stored facet; whom it is about named as facets are read now ("mother" is "mum")."""
+        facet = cls(**{key: data[key] for key in cls.__dataclass_fields__ if key in data})
+        return replace(facet, subject=one_person(facet.subject))
 
 
 @cache
@@ -283,12 +285,34 @@ def _subject(words: list[str]) -> tuple[str, list[str], bool] | None:
         person = person if person in lexicon("people") else person.removesuffix("s")
         if person in lexicon("people"):
             # "User's cat's name is Luna" is the cat's name.
+            person = one_person(person)
             return person, words[size:], " ".join(words[:size]).endswith("'s")
     return "user", words, True
 
 
 # An LLM's wording of the user's own verb ("they are based in", "being 42").
 _BEING = {"are": "is", "being": "is", "were": "was", "having": "has", "have": "has"}
+
+
+@cache
+def _one_person() -> dict[str, str]:
+    """Words naming one person (`same_words`: "mother" and "mum"), each to its group's first;
+    not a pet's (the kinds lexicon): "a kitten" and "a cat" may be two animals."""
+    pets = {word for word in broader("kinds") if _kind_chain(word)[-1] == "pet"}
+    heads = group_heads("same_words").items()
+    return {word: head for word, head in heads if head in lexicon("people") and head not in pets}
+
+
+def _kind_chain(word: str) -> list[str]:
+    chain = [word]
+    while chain[-1] in broader("kinds") and broader("kinds")[chain[-1]] not in chain:
+        chain.append(broader("kinds")[chain[-1]])
+    return chain
+
+
+def one_person(person: str) -> str:
+    """One name for a person written two ways ("mother" is "mum"); any other word as it is."""
+    return _one_person().get(person, person)
 
 
 def subject_of(caption: str) -> str:

@@ -57,9 +57,10 @@ def test_the_kinds_lexicon_holds_to_its_format_and_has_no_cycle():
 
 
 def test_the_change_cues_hold_to_their_format():
-    cues = tagged("change_cues", ("ends", "starts"))
+    cues = tagged("change_cues", ("ends", "starts", "corrects", "replaces"))
 
     assert "broke up" in cues["ends"] and "switched" in cues["starts"]
+    assert "misspoke" in cues["corrects"]
 
 
 def test_the_occupations_lexicon_names_each_form_once():

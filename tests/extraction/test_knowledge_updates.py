@@ -231,3 +231,12 @@ def test_the_facts_of_one_conversation_never_hold_each_other_for_review(tenant, 
         end_user__external_id=user_id, status=Memory.Status.PENDING_REVIEW
     ).values_list("caption", flat=True)
     assert list(held) == [] and len(_active(user_id)) >= 2, _active(user_id)
+
+
+def test_a_person_written_two_ways_is_one_person_for_an_update(tenant, offline):
+    user_id = uuid.uuid4()
+    _say(tenant, user_id, "my mum lives in leeds, on her own since dad died")
+    _say(tenant, user_id, "my mother moved to york last spring to be near us")
+
+    item = ReviewItem.objects.get(end_user__external_id=user_id)
+    assert "leeds" in item.existing_memories.get().caption.lower()

@@ -7,7 +7,7 @@ import pytest
 
 from memories.attributes import registry
 from memories.comparison import Verdict, compare
-from memories.facets import Facet, facets_read, read
+from memories.facets import Facet, facets_read, read, subject_of
 from memories.services.memories import memory_create, memory_merge
 from memories.text import content_hash
 from tests.factories import EndUserFactory
@@ -102,3 +102,11 @@ def test_a_memory_stores_its_facets_and_a_merge_keeps_both_readings():
     stored = {Facet.of(data) for data in memory.facets}
     assert Facet("user", "diet", "vegetarian") in stored
     assert Facet("user", "practice:eat", "meat", False) in stored
+
+
+def test_a_person_written_two_ways_is_one_person_but_two_pets_stay_two():
+    assert subject_of("User's mother is a retired judge") == subject_of("User's mum lives alone")
+    assert subject_of("User's children are 4 and 6") == subject_of("User's kids love Lego")
+    assert subject_of("User's kitten is called Mo") != subject_of("User's cat is called Bo")
+    stored = Facet.of({"subject": "mother", "attribute": "age", "value": "70"})
+    assert stored.subject == subject_of("User's mum is 70")
