@@ -86,6 +86,9 @@ class MemoryVersionInline(admin.TabularInline):
         "actor_type",
         "actor",
         "note",
+        "stated_at",
+        "valid_from",
+        "valid_to",
         "created_at",
     ]
     readonly_fields = fields
@@ -178,6 +181,10 @@ class MemoryAdmin(TenantScopedAdmin):
                     "source_session",
                     "content_hash",
                     "embedding_model",
+                    "stated_at",
+                    "last_stated_at",
+                    "valid_from",
+                    "valid_to",
                     "created_at",
                     "updated_at",
                     "last_accessed_at",
