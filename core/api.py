@@ -3,6 +3,7 @@ validation that answers a 400 in that shape (through `core.exceptions`)."""
 
 from __future__ import annotations
 
+import datetime
 import uuid
 from collections.abc import Iterable
 from typing import Any
@@ -147,3 +148,22 @@ class StrictUUIDField(serializers.UUIDField):
         if not isinstance(data, str):
             self.fail("invalid", value=data)
         return super().to_internal_value(data)
+
+
+class TimestampField(serializers.DateTimeField):
+    """An ISO 8601 date-time given as a JSON string ("2025-01-14T09:30:00Z"); one without a
+    zone is UTC's. Anything else is a 400 naming the field."""
+
+    default_error_messages = {
+        "invalid": "Not an ISO 8601 date-time (for example 2025-01-14T09:30:00Z).",
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("input_formats", ["iso-8601"])
+        kwargs.setdefault("default_timezone", datetime.UTC)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, value: Any) -> datetime.datetime:
+        if not isinstance(value, str):
+            self.fail("invalid")
+        return super().to_internal_value(value)

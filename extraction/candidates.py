@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 
 from memories.models import Memory
@@ -20,3 +21,8 @@ class Candidate:
     # The clause of the user's message it was read from (the offline reader's clause, the one
     # that grounds an LLM's candidate): the change cues are read from what the user said.
     said: str = ""
+    # When the message that stated it was sent (issue 33); None: the request's time.
+    said_at: datetime.datetime | None = None
+    # When the fact holds, from a time phrase in what the user said; None: open or unknown.
+    valid_from: datetime.date | None = None
+    valid_to: datetime.date | None = None

@@ -7,12 +7,14 @@ change meanwhile.
 
 from __future__ import annotations
 
+import datetime
 import logging
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from django.conf import settings
+from django.utils import timezone
 
 from core.metrics import CANDIDATES_REFUSED
 from extraction.candidates import Candidate
@@ -31,13 +33,19 @@ from extraction.prompts import extract_with_llm
 from extraction.reader import offline_candidates, read_statements
 from extraction.safety_net import statements_missed
 from extraction.screening import candidates_screen
+from extraction.stated import candidates_dated
 from integrations.embeddings import current_model_id, embed_texts
 from integrations.llm import LLMUsage
 from memories.facets import category_of
 from memories.models import AgentSession, EndUser, Memory, MemoryVersion
 from memories.selectors import VISIBLE_STATUSES
 from memories.services.conflicts import review_item_file
-from memories.services.memories import memory_create, memory_merge, memory_sources_add
+from memories.services.memories import (
+    memory_create,
+    memory_merge,
+    memory_restate,
+    memory_sources_add,
+)
 from memories.text import embedding_text
 from memories.values import lacks_value
 from tenants.models import ConflictPolicy
@@ -142,6 +150,7 @@ def decisions_apply(
             if held is not None and held.pk is not None:
                 memory_sources_add(memory=held, sessions=[session] if session else [],
                                    outside=session is None)  # fmt: skip
+                memory_restate(memory=held, stated_at=candidate.said_at)
             continue
         if decision.action == Action.MERGE:
             target = rows[decision.target]
@@ -155,6 +164,9 @@ def decisions_apply(
                 embedding_model=model_id,
                 note=f"near duplicate, cosine {decision.similarity:.3f}",
                 session=session,
+                stated_at=candidate.said_at,
+                valid_from=candidate.valid_from,
+                valid_to=candidate.valid_to,
                 **common,
             )
             saved[target.id] = target
@@ -172,6 +184,9 @@ def decisions_apply(
             embedding_model=model_id,
             status=Memory.Status.PENDING_REVIEW if held else Memory.Status.ACTIVE,
             source_session=session,
+            stated_at=candidate.said_at,
+            valid_from=candidate.valid_from,
+            valid_to=candidate.valid_to,
             **common,
         )
         rows[new_ref(position)] = memory
@@ -239,13 +254,21 @@ def conversation_memories_write(
     usage: Usage,
     actor: str,
     read_before: int = 0,
+    said_at: datetime.datetime | None = None,
 ) -> tuple[list[Memory], str]:
     """Steps 3-5: extract, redact, decide and apply; return the memories saved and the extractor.
+
+    `said_at` is when the conversation was sent (the request's time): a candidate whose message
+    has no timestamp of its own was said then.
 
     Raises LLMError or EmbeddingError when the extractor or the embedder fails; a failed
     decision call only leaves the decisions to the rules.
     """
     candidates, extractor = candidates_extract(messages, usage, read_before=read_before)
+    # When each was said, before anything reads its time phrases against it.
+    candidates = candidates_dated(
+        candidates, messages[read_before:], default=said_at or timezone.now()
+    )
     candidates = _screened(candidates, usage)
     # The last gate of both paths: a caption that ends before its value ("User loves") says
     # nothing, so it is never stored.
