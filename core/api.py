@@ -10,7 +10,7 @@ from typing import Any
 
 from django.core.validators import RegexValidator
 from django.http import QueryDict
-from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.utils import OpenApiResponse, extend_schema_field
 from rest_framework import serializers
 
 from core.exceptions import InvalidInput, ServiceUnavailable
@@ -167,3 +167,47 @@ class TimestampField(serializers.DateTimeField):
         if not isinstance(value, str):
             self.fail("invalid")
         return super().to_internal_value(value)
+
+
+AS_OF_HELP = (
+    "Read the memories that held on this day (ISO 8601 date, 2025-03-01, or date-time, whose "
+    "UTC day is read), including facts an update has replaced since. Default: today's."
+)
+
+
+def as_of_parse(value: Any) -> datetime.date | None:
+    """An `as_of` as its UTC day: an ISO 8601 date or date-time; None when it is neither."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        pass
+    try:
+        moment = datetime.datetime.fromisoformat(text.replace("z", "Z"))
+    except ValueError:
+        return None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(datetime.UTC)
+    return moment.date()
+
+
+@extend_schema_field(
+    {"type": "string", "description": AS_OF_HELP, "example": "2025-03-01", "maxLength": 40}
+)
+class AsOfField(_GivenValue, serializers.Field):
+    """`as_of`: an ISO 8601 date or date-time, read as its UTC day; anything else is a 400."""
+
+    default_error_messages = {
+        "invalid": "as_of is an ISO 8601 date (2025-03-01) or date-time (2025-03-01T12:00:00Z).",
+    }
+
+    def to_internal_value(self, data: Any) -> datetime.date:
+        day = as_of_parse(data) if isinstance(data, str) and len(data) <= 40 else None
+        if day is None:
+            self.fail("invalid")
+        return day
+
+    def to_representation(self, value: datetime.date) -> str:
+        return value.isoformat()
