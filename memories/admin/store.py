@@ -15,6 +15,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from core.exceptions import NotFound
+from memories.admin.timeline import user_timeline
 from memories.instructions import REFUSALS, instruction_in
 from memories.models import (
     AgentSession,
@@ -193,8 +194,17 @@ class MemoryAdmin(TenantScopedAdmin):
             },
         ),
     ]
-    readonly_fields = fieldsets[1][1]["fields"]
+    readonly_fields = [*fieldsets[1][1]["fields"], "timeline"]
+    fieldsets = [
+        *fieldsets,
+        ("Timeline of the user's facts", {"fields": ["timeline"], "classes": ["wide"]}),
+    ]
     inlines = [MemoryVersionInline]
+
+    @admin.display(description="Timeline")
+    def timeline(self, memory: Memory) -> str:
+        """Each fact of the user as a bar of when it held; updates and reviews marked."""
+        return user_timeline(memory=memory) if memory.pk else ""
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Memory]:
         return self.scoped(request, memory_admin_list())
