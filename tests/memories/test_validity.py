@@ -116,6 +116,7 @@ def test_the_conflict_page_prefills_the_change_date_and_keep_new_takes_it(
 
     html = client.get(page).content.decode()
     assert 'type="date"' in html and 'value="2025-05-01"' in html
+    assert "<dt>Holds</dt><dd>2025-05-01 &rarr; now</dd>" in html  # the new memory's card
 
     client.post(page, {"resolution": "keep_new", "changed_on": "2025-04-15"})
     assert item.existing_memories.get().valid_to == datetime.date(2025, 4, 15)
