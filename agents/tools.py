@@ -14,7 +14,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from core.api import AsOfField, StrictCharField, UserIdField
+from core.api import AS_OF_SCHEMA, AsOfField, StrictCharField, UserIdField
 from core.exceptions import InvalidInput, NotFound, ReadOnlyKey
 from core.user_ids import USER_ID_SCHEMA
 from extraction.remember import memory_remember
@@ -194,8 +194,7 @@ TOOLS: dict[str, Tool] = {
                         "description": "At most this many memories.",
                     },
                     "as_of": {
-                        "type": "string",
-                        "maxLength": 40,
+                        **AS_OF_SCHEMA,
                         "description": "Optional: what held on this day (ISO 8601 date or "
                         "date-time), facts replaced since included, each with its period.",
                     },

@@ -3,6 +3,7 @@ validation that answers a 400 in that shape (through `core.exceptions`)."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import uuid
 from collections.abc import Iterable
@@ -189,13 +190,22 @@ def as_of_parse(value: Any) -> datetime.date | None:
     except ValueError:
         return None
     if moment.tzinfo is not None:
-        moment = moment.astimezone(datetime.UTC)
+        # On the first or last day of the calendar UTC may not exist: the day as given then.
+        with contextlib.suppress(OverflowError):
+            moment = moment.astimezone(datetime.UTC)
     return moment.date()
 
 
-@extend_schema_field(
-    {"type": "string", "description": AS_OF_HELP, "example": "2025-03-01", "maxLength": 40}
-)
+# What an `as_of` is, in the schema: a full date or an RFC 3339 date-time.
+AS_OF_SCHEMA = {
+    "type": "string",
+    "anyOf": [{"format": "date"}, {"format": "date-time"}],
+    "maxLength": 40,
+    "example": "2025-03-01",
+}
+
+
+@extend_schema_field({**AS_OF_SCHEMA, "description": AS_OF_HELP})
 class AsOfField(_GivenValue, serializers.Field):
     """`as_of`: an ISO 8601 date or date-time, read as its UTC day; anything else is a 400."""
 
