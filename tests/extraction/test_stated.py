@@ -141,3 +141,37 @@ def test_a_bad_timestamp_is_a_400_in_the_error_shape_and_stores_nothing(api, off
     error = response.json()["error"]
     assert error["code"] and "timestamp" in error["message"]
     assert not Memory.objects.exists()
+
+
+def test_saying_a_fact_again_later_moves_last_stated_at_forward(api, offline):
+    def say(timestamp):
+        body = {
+            "user_id": "dora",
+            "timestamp": timestamp,
+            "conversation": [{"role": "user", "content": "I keep bees on my roof."}],
+        }
+        assert api.post("/memories/extract", body, format="json").status_code in (200, 201)
+
+    say("2025-01-14T09:30:00Z")
+    say("2025-06-02T18:05:00Z")
+
+    memory = Memory.objects.get()
+    assert (memory.stated_at, memory.last_stated_at) == (JAN, JUN)
+
+
+def test_a_chat_resent_with_its_timestamps_is_read_once(api, offline):
+    first = {"role": "user", "content": "I keep bees on my roof.", "timestamp": JAN.isoformat()}
+    later = {
+        "role": "user",
+        "content": "My sister Ana teaches maths.",
+        "timestamp": JUN.isoformat(),
+    }
+    api.post("/memories/extract", {"user_id": "erin", "conversation": [first]}, format="json")
+
+    api.post(
+        "/memories/extract", {"user_id": "erin", "conversation": [first, later]}, format="json"
+    )
+
+    bees = Memory.objects.get(caption="User keeps bees on their roof")
+    assert bees.last_stated_at == JAN  # the resent message was context, not said again
+    assert Memory.objects.filter(caption="User's sister Ana teaches maths").exists()
