@@ -7,13 +7,14 @@ serializer, so a model's malformed call gets the same 400 message whichever door
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from rest_framework import serializers
 
-from core.api import StrictCharField, UserIdField
+from core.api import AS_OF_SCHEMA, AsOfField, StrictCharField, UserIdField
 from core.exceptions import InvalidInput, NotFound, ReadOnlyKey
 from core.user_ids import USER_ID_SCHEMA
 from extraction.remember import memory_remember
@@ -74,6 +75,7 @@ class _RecallArguments(serializers.Serializer):
     user_id = UserIdField()
     query = StrictCharField(min_length=1, max_length=MAX_QUERY_CHARS, trim_whitespace=False)
     limit = serializers.IntegerField(min_value=1, max_value=MAX_RECALL_LIMIT, default=10)
+    as_of = AsOfField(required=False)
 
 
 class _ForgetArguments(serializers.Serializer):
@@ -103,10 +105,21 @@ def _remember(*, tenant: Tenant, user_id: Any, text: str) -> dict[str, Any]:
     }
 
 
-def _recall(*, tenant: Tenant, user_id: Any, query: str, limit: int) -> dict[str, Any]:
-    recall = memory_recall(tenant=tenant, external_id=user_id, prompt=query, limit=limit)
+def _recall(
+    *, tenant: Tenant, user_id: Any, query: str, limit: int, as_of: datetime.date | None = None
+) -> dict[str, Any]:
+    recall = memory_recall(
+        tenant=tenant, external_id=user_id, prompt=query, limit=limit, as_of=as_of
+    )
+    # A fact's period with as_of, or when it no longer holds (a question about the past): a
+    # past fact is never handed over as a current one.
     return {
-        "memories": [{"id": m.id, "caption": m.caption, "score": m.score} for m in recall.memories]
+        "memories": [
+            {"id": m.id, "caption": m.caption, "score": m.score}
+            | ({"period": m.period} if m.period and (as_of or m.past) else {})
+            | ({"past": True} if m.past and not as_of else {})
+            for m in recall.memories
+        ]
     }
 
 
@@ -179,6 +192,11 @@ TOOLS: dict[str, Tool] = {
                         "maximum": MAX_RECALL_LIMIT,
                         "default": 10,
                         "description": "At most this many memories.",
+                    },
+                    "as_of": {
+                        **AS_OF_SCHEMA,
+                        "description": "Optional: what held on this day (ISO 8601 date or "
+                        "date-time), facts replaced since included, each with its period.",
                     },
                 },
                 "required": ["user_id", "query"],

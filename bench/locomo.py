@@ -7,6 +7,7 @@ stored memory ids to those sets.
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from collections import Counter
@@ -19,6 +20,7 @@ CORPORA = ("observations", "turns")
 _EVIDENCE = re.compile(r"^D:?(\d+):(\d+)$")
 _SEPARATORS = re.compile(r"[;,\s]+")
 _SESSION = re.compile(r"^session_(\d+)$")
+_SESSION_DATE = re.compile(r"^session_(\d+)_date_time$")
 
 
 @dataclass
@@ -63,6 +65,8 @@ class CorpusItem:
     text: str
     session: int
     evidence: frozenset[str]
+    # When its session took place (the file's `session_<n>_date_time`): the time it was said.
+    said: datetime.datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -117,10 +121,28 @@ def _merge_duplicates(items: list[CorpusItem]) -> tuple[list[CorpusItem], int]:
         key = " ".join(item.text.lower().split())
         if key in merged:
             first = merged[key]
-            merged[key] = CorpusItem(first.text, first.session, first.evidence | item.evidence)
+            merged[key] = CorpusItem(
+                first.text, first.session, first.evidence | item.evidence, first.said
+            )
         else:
             merged[key] = item
     return list(merged.values()), len(items) - len(merged)
+
+
+def _session_dates(conversation: dict) -> dict[int, datetime.datetime]:
+    """Each session's date ("1:56 pm on 8 May, 2023"), as UTC; a session whose date does not
+    parse has none."""
+    dates = {}
+    for key, value in conversation.items():
+        match = _SESSION_DATE.match(key)
+        if match is None or not isinstance(value, str):
+            continue
+        try:
+            moment = datetime.datetime.strptime(value.strip(), "%I:%M %p on %d %B, %Y")
+        except ValueError:
+            continue
+        dates[int(match.group(1))] = moment.replace(tzinfo=datetime.UTC)
+    return dates
 
 
 def conversation_load(raw: dict, *, index: int, corpus: str) -> Conversation:
@@ -129,21 +151,23 @@ def conversation_load(raw: dict, *, index: int, corpus: str) -> Conversation:
         raise ValueError(f"corpus must be one of {CORPORA}, not {corpus!r}")
     stats = EvidenceStats()
     items: list[CorpusItem] = []
+    said = _session_dates(raw.get("conversation", {}))
     if corpus == "observations":
         for key, by_speaker in raw["observation"].items():
             session = int(re.search(r"\d+", key).group())
             for facts in by_speaker.values():
                 for text, evidence in facts:
-                    items.append(CorpusItem(text.strip(), session, parse_evidence(evidence, stats)))
+                    evidence = parse_evidence(evidence, stats)
+                    items.append(CorpusItem(text.strip(), session, evidence, said.get(session)))
     else:
         for key, turns in raw["conversation"].items():
             match = _SESSION.match(key)
             if match is None:
                 continue
             for turn in turns:
-                items.append(
-                    CorpusItem(_turn_text(turn), int(match.group(1)), frozenset([turn["dia_id"]]))
-                )
+                session = int(match.group(1))
+                evidence = frozenset([turn["dia_id"]])
+                items.append(CorpusItem(_turn_text(turn), session, evidence, said.get(session)))
     items.sort(key=lambda i: i.session)  # stable: creation order within a session is kept
     items, duplicates = _merge_duplicates(items)
     questions = []

@@ -10,6 +10,7 @@ needs, so its figures measure what reaches the LLM, not a model.
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 import time
@@ -78,13 +79,17 @@ def bench_memories_create(
     texts: list[str],
     captions: list[str] | None = None,
     sessions: list[str | None] | None = None,
+    stated: list[datetime.datetime | None] | None = None,
 ) -> list[str]:
     """Store texts as active memories of one user, in order; return their ids.
 
     Bypasses the write pipeline on purpose (no merge, no cap): a bench measures recall over
-    exactly the corpus it loads. Creation times follow the list order.
+    exactly the corpus it loads. Creation times follow the list order; `stated` is when each
+    was said (LoCoMo's session dates; None: now).
     """
     sessions = sessions or [None] * len(texts)
+    now = timezone.now()
+    stated = [s or now for s in stated] if stated else [now] * len(texts)
     session_ids: dict[str, int] = {}
     for key in dict.fromkeys(s for s in sessions if s is not None):
         session_ids[key] = AgentSession.objects.create(end_user=end_user, external_id=key).pk
@@ -101,9 +106,11 @@ def bench_memories_create(
             embedding=vector,
             embedding_model=model_id,
             source_session_id=session_ids.get(session) if session else None,
+            stated_at=said,
+            last_stated_at=said,
         )
-        for caption, full_text, vector, session in zip(
-            captions, full_texts, vectors, sessions, strict=True
+        for caption, full_text, vector, session, said in zip(
+            captions, full_texts, vectors, sessions, stated, strict=True
         )
     ]
     Memory.objects.bulk_create(memories, batch_size=500)

@@ -3,13 +3,15 @@ validation that answers a 400 in that shape (through `core.exceptions`)."""
 
 from __future__ import annotations
 
+import contextlib
+import datetime
 import uuid
 from collections.abc import Iterable
 from typing import Any
 
 from django.core.validators import RegexValidator
 from django.http import QueryDict
-from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.utils import OpenApiResponse, extend_schema_field
 from rest_framework import serializers
 
 from core.exceptions import InvalidInput, ServiceUnavailable
@@ -147,3 +149,75 @@ class StrictUUIDField(serializers.UUIDField):
         if not isinstance(data, str):
             self.fail("invalid", value=data)
         return super().to_internal_value(data)
+
+
+class TimestampField(serializers.DateTimeField):
+    """An ISO 8601 date-time given as a JSON string ("2025-01-14T09:30:00Z"); one without a
+    zone is UTC's. Anything else is a 400 naming the field."""
+
+    default_error_messages = {
+        "invalid": "Not an ISO 8601 date-time (for example 2025-01-14T09:30:00Z).",
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("input_formats", ["iso-8601"])
+        kwargs.setdefault("default_timezone", datetime.UTC)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, value: Any) -> datetime.datetime:
+        if not isinstance(value, str):
+            self.fail("invalid")
+        return super().to_internal_value(value)
+
+
+AS_OF_HELP = (
+    "Read the memories that held on this day (ISO 8601 date, 2025-03-01, or date-time, whose "
+    "UTC day is read), including facts an update has replaced since. Default: today's."
+)
+
+
+def as_of_parse(value: Any) -> datetime.date | None:
+    """An `as_of` as its UTC day: an ISO 8601 date or date-time; None when it is neither."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        pass
+    try:
+        moment = datetime.datetime.fromisoformat(text.replace("z", "Z"))
+    except ValueError:
+        return None
+    if moment.tzinfo is not None:
+        # On the first or last day of the calendar UTC may not exist: the day as given then.
+        with contextlib.suppress(OverflowError):
+            moment = moment.astimezone(datetime.UTC)
+    return moment.date()
+
+
+# What an `as_of` is, in the schema: a full date or an RFC 3339 date-time.
+AS_OF_SCHEMA = {
+    "type": "string",
+    "anyOf": [{"format": "date"}, {"format": "date-time"}],
+    "maxLength": 40,
+    "example": "2025-03-01",
+}
+
+
+@extend_schema_field({**AS_OF_SCHEMA, "description": AS_OF_HELP})
+class AsOfField(_GivenValue, serializers.Field):
+    """`as_of`: an ISO 8601 date or date-time, read as its UTC day; anything else is a 400."""
+
+    default_error_messages = {
+        "invalid": "as_of is an ISO 8601 date (2025-03-01) or date-time (2025-03-01T12:00:00Z).",
+    }
+
+    def to_internal_value(self, data: Any) -> datetime.date:
+        day = as_of_parse(data) if isinstance(data, str) and len(data) <= 40 else None
+        if day is None:
+            self.fail("invalid")
+        return day
+
+    def to_representation(self, value: datetime.date) -> str:
+        return value.isoformat()

@@ -15,7 +15,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.api import QueryBooleanField, StrictCharField, UserIdField, error_responses, validated
+from core.api import (
+    QueryBooleanField,
+    StrictCharField,
+    TimestampField,
+    UserIdField,
+    error_responses,
+    validated,
+)
 from core.exceptions import NotFound
 from extraction.jobs import extraction_job_memories, extraction_perform
 from extraction.selectors import extraction_job_get
@@ -46,6 +53,12 @@ class MemoryExtractApi(UserScopedApi):
             content = StrictCharField(
                 min_length=1, max_length=MAX_MESSAGE_CHARS, trim_whitespace=False
             )
+            timestamp = TimestampField(
+                required=False,
+                help_text="When the message was sent (ISO 8601); default: the conversation's "
+                "timestamp, else the time of the request. Relative time phrases in it are "
+                "read against this.",
+            )
 
         user_id = UserIdField()
         # A ListField, so that the schema states the bounds (minItems, maxItems) it enforces.
@@ -54,6 +67,11 @@ class MemoryExtractApi(UserScopedApi):
         )
         session_id = StrictCharField(
             max_length=255, required=False, allow_null=True, allow_blank=True
+        )
+        timestamp = TimestampField(
+            required=False,
+            help_text="When the conversation took place (ISO 8601): the time of each message "
+            "without a timestamp of its own; default: the time of the request.",
         )
 
         def validate_conversation(self, value: list[dict[str, str]]) -> list[dict[str, str]]:
@@ -106,6 +124,7 @@ class MemoryExtractApi(UserScopedApi):
             messages=data["conversation"],
             session_id=data.get("session_id") or None,
             run_async=run_async or settings.MEMORY_ASYNC_EXTRACTION,
+            timestamp=data.get("timestamp"),
         )
         if outcome.state == "queued":
             return Response(self.QueuedSerializer({"job_id": outcome.job.id}).data, status=202)

@@ -9,6 +9,7 @@ the end user, so concurrent extractions for one user cannot break the cap or dup
 from __future__ import annotations
 
 import contextlib
+import datetime
 import hashlib
 import json
 import logging
@@ -39,6 +40,7 @@ from extraction.selectors import (
     message_hash,
     messages_read_count,
 )
+from extraction.stated import messages_timed
 from integrations.embeddings import EmbeddingError
 from integrations.llm import LLMError
 from memories.models import AgentSession, EndUser, Memory
@@ -104,13 +106,22 @@ def conversation_hash(*, external_id: str, messages: list[dict[str, str]]) -> st
     canonical = json.dumps(
         {
             "user": str(external_id),
-            "conversation": [{"role": m["role"], "content": m["content"]} for m in messages],
+            # A message's timestamp counts only when given, so a caller that sends none keeps
+            # the hashes (and the idempotency) of before issue 33.
+            "conversation": [_canonical(m) for m in messages],
         },
         sort_keys=True,
         separators=(",", ":"),
         ensure_ascii=False,
     )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _canonical(message: dict) -> dict[str, str]:
+    canonical = {"role": message["role"], "content": message["content"]}
+    if message.get("timestamp"):
+        canonical["timestamp"] = message["timestamp"]
+    return canonical
 
 
 @transaction.atomic
@@ -120,15 +131,17 @@ def extraction_job_submit(
     external_id: str,
     messages: list[dict[str, str]],
     session_id: str | None = None,
+    timestamp: datetime.datetime | None = None,
 ) -> tuple[ExtractionJob, bool]:
-    """Record the conversation as a job (or find the job of the same conversation)."""
+    """Record the conversation as a job (or find the job of the same conversation); the
+    conversation's `timestamp` dates each message that has none of its own."""
     end_user = end_user_get_or_create(tenant=tenant, external_id=external_id)
     session = (
         agent_session_get_or_create(end_user=end_user, external_id=session_id)
         if session_id
         else None
     )
-    messages = [{"role": m["role"], "content": m["content"]} for m in messages]
+    messages = messages_timed(messages, timestamp)
     job, created = ExtractionJob.objects.get_or_create(
         end_user=end_user,
         conversation_hash=conversation_hash(external_id=external_id, messages=messages),
@@ -190,6 +203,8 @@ def _job_run(job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
                 messages=job.conversation,
                 read_before=read_before,
                 session=job.session,
+                # Messages without a timestamp were said when the request came.
+                said_at=job.created_at,
                 usage=usage,
                 actor=f"extraction job {job.id}",
             )
@@ -286,10 +301,17 @@ def extraction_perform(
     messages: list[dict[str, str]],
     session_id: str | None = None,
     run_async: bool = False,
+    timestamp: datetime.datetime | None = None,
 ) -> ExtractionOutcome:
-    """Extract memories from one conversation, once: a repeat returns the first result."""
+    """Extract memories from one conversation, once: a repeat returns the first result.
+
+    `timestamp` is when the conversation took place (each message may carry its own)."""
     job, _ = extraction_job_submit(
-        tenant=tenant, external_id=external_id, messages=messages, session_id=session_id
+        tenant=tenant,
+        external_id=external_id,
+        messages=messages,
+        session_id=session_id,
+        timestamp=timestamp,
     )
     if job.status == ExtractionJob.Status.SUCCEEDED:
         state = "replayed"

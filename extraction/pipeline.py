@@ -9,6 +9,7 @@ meanwhile, and a note is stored exactly as a conversation's candidate would be.
 
 from __future__ import annotations
 
+import datetime
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -16,6 +17,7 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
+from django.utils import timezone
 
 from core.metrics import CANDIDATES_REFUSED
 from extraction.candidates import Candidate
@@ -34,6 +36,7 @@ from extraction.prompts import extract_with_llm
 from extraction.reader import offline_candidates, read_statements
 from extraction.safety_net import statements_missed
 from extraction.screening import candidates_screen
+from extraction.stated import candidates_dated
 from extraction.timing import candidates_timed
 from integrations.embeddings import current_model_id, embed_texts
 from integrations.llm import LLMUsage
@@ -46,6 +49,7 @@ from memories.services.memories import (
     memory_cap_enforce,
     memory_create,
     memory_merge,
+    memory_restate,
     memory_sources_add,
 )
 from memories.signals import memories_changed_on_commit
@@ -153,6 +157,7 @@ def decisions_apply(
             if kept is not None and kept.pk is not None:
                 memory_sources_add(memory=kept, sessions=[session] if session else [],
                                    outside=session is None)  # fmt: skip
+                memory_restate(memory=kept, stated_at=candidate.said_at)
             continue
         if decision.action == Action.MERGE:
             assert decision.target is not None  # a merge names the memory it merges into
@@ -167,6 +172,9 @@ def decisions_apply(
                 embedding_model=model_id,
                 note=f"near duplicate, cosine {decision.similarity:.3f}",
                 session=session,
+                stated_at=candidate.said_at,
+                valid_from=candidate.valid_from,
+                valid_to=candidate.valid_to,
                 **common,
             )
             saved[target.id] = target
@@ -184,6 +192,9 @@ def decisions_apply(
             embedding_model=model_id,
             status=Memory.Status.PENDING_REVIEW if held else Memory.Status.ACTIVE,
             source_session=session,
+            stated_at=candidate.said_at,
+            valid_from=candidate.valid_from,
+            valid_to=candidate.valid_to,
             **common,
         )
         rows[new_ref(position)] = memory
@@ -251,13 +262,21 @@ def conversation_memories_write(
     usage: Usage,
     actor: str,
     read_before: int = 0,
+    said_at: datetime.datetime | None = None,
 ) -> tuple[list[Memory], str]:
     """Steps 3-5: extract, redact, decide and apply; return the memories saved and the extractor.
+
+    `said_at` is when the conversation was sent (the request's time): a candidate whose message
+    has no timestamp of its own was said then.
 
     Raises LLMError or EmbeddingError when the extractor or the embedder fails; a failed
     decision call only leaves the decisions to the rules.
     """
     candidates, extractor = candidates_extract(messages, usage, read_before=read_before)
+    # When each was said, before anything reads its time phrases against it.
+    candidates = candidates_dated(
+        candidates, messages[read_before:], default=said_at or timezone.now()
+    )
     candidates = _screened(candidates, usage)
     # When each fact holds, from the time phrases of what the user said, and captions without
     # the relative ones ("moved to Lisbon last month"), both paths alike. After screening, which

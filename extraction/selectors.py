@@ -62,8 +62,11 @@ READ_MEMORY_JOBS = 50
 
 
 def message_hash(message: dict) -> str:
-    """A short hash of one message (role and text): what `message_hashes` keeps."""
+    """A short hash of one message (role and text, and its timestamp when it has one): what
+    `message_hashes` keeps. The same words sent at another time are said again, not resent."""
     canonical = f"{message.get('role', '')}\x00{message.get('content', '')}"
+    if message.get("timestamp"):
+        canonical += f"\x00{message['timestamp']}"
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 

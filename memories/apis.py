@@ -12,11 +12,18 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core.api import QueryIntegerField, UserIdField, error_responses, validated
+from core.api import (
+    AS_OF_HELP,
+    AsOfField,
+    QueryIntegerField,
+    UserIdField,
+    error_responses,
+    validated,
+)
 from core.exceptions import InvalidInput
 from memories.api_base import MEMORY_ID_PATTERN, MEMORY_IDS_PATTERN, UserScopedApi
 from memories.models import Memory
-from memories.selectors import memory_visible_count, memory_visible_list
+from memories.selectors import memory_as_of_list, memory_visible_count, memory_visible_list
 from memories.services.memories import memory_delete
 from tenants.authentication import request_tenant
 
@@ -86,6 +93,10 @@ class MemoryListApi(UserScopedApi):
         user_id = UserIdField()
         limit = QueryIntegerField(min_value=1, max_value=500, default=50)
         offset = QueryIntegerField(min_value=0, default=0)
+        as_of = AsOfField(
+            required=False,
+            help_text=AS_OF_HELP + " Each memory then says when it was said and when it holds.",
+        )
 
     @extend_schema_serializer(component_name="MemoryListOutput")
     class OutputSerializer(serializers.Serializer):
@@ -96,6 +107,25 @@ class MemoryListApi(UserScopedApi):
             category = serializers.ChoiceField(choices=Memory.Category.choices)
             status = serializers.ChoiceField(choices=Memory.Status.choices)
             created_at = serializers.DateTimeField()
+            # Only with as_of: a caller that sends none gets the answer of before.
+            stated_at = serializers.DateTimeField(
+                required=False, help_text="With as_of: when the user said it."
+            )
+            valid_from = serializers.DateField(
+                required=False, allow_null=True, help_text="With as_of: when it began to hold."
+            )
+            valid_to = serializers.DateField(
+                required=False,
+                allow_null=True,
+                help_text="With as_of: the day it stopped holding (null: it still holds).",
+            )
+
+            def to_representation(self, instance: Memory) -> dict:
+                shown = super().to_representation(instance)
+                if not self.context.get("timed"):
+                    for name in ("stated_at", "valid_from", "valid_to"):
+                        shown.pop(name, None)
+                return shown
 
         memories = ListedSerializer(many=True)
         total = serializers.IntegerField()
@@ -111,13 +141,18 @@ class MemoryListApi(UserScopedApi):
         data = validated(self.InputSerializer, request.query_params)
         end_user = self.end_user_or_none(data["user_id"])
         limit, offset = data["limit"], data["offset"]
+        as_of = data.get("as_of")
         if end_user is None:
             page, total = [], 0
+        elif as_of is not None:
+            held = memory_as_of_list(end_user=end_user, day=as_of)
+            page, total = list(held[offset : offset + limit]), held.count()
         else:
             page = list(memory_visible_list(end_user=end_user)[offset : offset + limit])
             total = memory_visible_count(end_user=end_user)
         body = {"memories": page, "total": total, "limit": limit, "offset": offset}
-        return Response(self.OutputSerializer(body).data)
+        timed = {"timed": as_of is not None}
+        return Response(self.OutputSerializer(body, context=timed).data)
 
 
 class MemoryDeleteApi(UserScopedApi):

@@ -44,6 +44,8 @@ class Attribute:
     standing: bool = False  # shapes any answer (name, where they live): always in a context
     # The range of a bare number an introduction states it by ("im marco, 34"), if any.
     bare: tuple[int, int] | None = None
+    # Its value is a count of years that grows with time (an age): shown as today's value.
+    ages: bool = False
 
     def value_of(self, text: str) -> str:
         """The canonical value `text` names ("plant based" is "vegan"), or ""."""
@@ -100,6 +102,7 @@ def registry() -> dict[str, Attribute]:
             safety=entry.get("safety", False),
             standing=entry.get("standing", False),
             bare=tuple(entry["bare"]) if "bare" in entry else None,
+            ages=entry.get("ages", False),
         )
         for name, entry in table.items()
     }

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Length
 from django.db.models.lookups import GreaterThan
+from django.utils import timezone
 from nanoid import generate
 from pgvector.django import VectorField
 
@@ -108,6 +109,14 @@ class Memory(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     last_accessed_at = models.DateTimeField(null=True, blank=True)
     access_count = models.PositiveIntegerField(default=0)
+    # When it was said (issue 33): the time of the message that first stated it (the request's
+    # `timestamp`, else the time the request came), and of the latest restatement.
+    stated_at = models.DateTimeField(default=timezone.now)
+    last_stated_at = models.DateTimeField(default=timezone.now)
+    # When it holds: NULL is open or unknown. `valid_to` is exclusive (the day the next fact
+    # took over); an applied update sets it on the fact it replaced (`memories.validity`).
+    valid_from = models.DateField(null=True, blank=True)
+    valid_to = models.DateField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "memories"
@@ -137,10 +146,19 @@ class Memory(models.Model):
                 ),
                 name="memory_category_valid",
             ),
+            models.CheckConstraint(
+                condition=models.Q(valid_from__isnull=True)
+                | models.Q(valid_to__isnull=True)
+                | models.Q(valid_from__lte=models.F("valid_to")),
+                name="memory_valid_from_not_after_valid_to",
+            ),
         ]
         indexes = [
             # GET /memories/list, the per-user candidate scan of recall and the cap's eviction
             # of the oldest active memories all filter on (end_user, status) by creation time.
+            # `as_of` reads (list, relevant, context) use it too: they scan one user's active and
+            # superseded rows, a few hundred at most, and test the dates on those, so a date
+            # index would not narrow what this one finds.
             models.Index(
                 fields=["end_user", "status", "created_at"], name="memory_user_status_created"
             ),
@@ -178,6 +196,12 @@ class MemoryVersion(models.Model):
     actor_type = models.CharField(max_length=20, choices=Actor.choices)
     actor = models.CharField(max_length=150, blank=True)
     note = models.CharField(max_length=255, blank=True)
+    # The memory's time after the change (issue 33), so the history shows when it was said
+    # and each change of when it holds.
+    stated_at = models.DateTimeField(null=True, blank=True)
+    last_stated_at = models.DateTimeField(null=True, blank=True)
+    valid_from = models.DateField(null=True, blank=True)
+    valid_to = models.DateField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -6,6 +6,7 @@ from datetime import date
 
 from django.db import models
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from memories.models import EndUser, Memory, MemoryVersion, ReviewItem
 from tenants.models import Tenant, TenantUsage
@@ -32,11 +33,55 @@ def memory_visible_count(*, end_user: EndUser) -> int:
     return Memory.objects.filter(end_user=end_user, status__in=VISIBLE_STATUSES).count()
 
 
-def memory_profile_list(*, end_user_id: int) -> models.QuerySet[Memory]:
-    """The user's stable profile: active personal facts, the surest and most used first."""
-    return Memory.objects.filter(
-        end_user_id=end_user_id, status=Memory.Status.ACTIVE, category=Memory.Category.PERSONAL
-    ).order_by("-confidence", "-access_count", "-created_at", "id")
+# --- time (issue 33) ---------------------------------------------------------------------------
+
+# What an `as_of` read sees: the visible memories and the facts an update closed since.
+TIMELINE = models.Q(status__in=VISIBLE_STATUSES) | models.Q(
+    status=Memory.Status.SUPERSEDED, valid_to__isnull=False
+)
+
+
+def holds_on(day: date) -> models.Q:
+    """Memories that held on `day`: begun by then (`valid_from`, else the day it was said)
+    and not ended (`valid_to` is exclusive: the day the next fact took over)."""
+    began = models.Q(valid_from__lte=day) | models.Q(
+        valid_from__isnull=True, stated_at__date__lte=day
+    )
+    return began & (models.Q(valid_to__isnull=True) | models.Q(valid_to__gt=day))
+
+
+def not_ended(day: date) -> models.Q:
+    """Memories whose end, if any, has not passed on `day`: a fact "used to" hold is not a
+    current one."""
+    return models.Q(valid_to__isnull=True) | models.Q(valid_to__gt=day)
+
+
+def memory_as_of_list(*, end_user: EndUser, day: date) -> models.QuerySet[Memory]:
+    """The user's memories that held on `day`, those an update replaced since included, newest
+    first (GET /memories/list with as_of)."""
+    return (
+        Memory.objects.filter(end_user=end_user)
+        .filter(TIMELINE & holds_on(day))
+        .order_by("-created_at", "id")
+    )
+
+
+def _in_time(as_of: date | None) -> models.Q:
+    """Active memories that hold today, or with `as_of` those of the timeline held then."""
+    if as_of is not None:
+        closed = models.Q(status=Memory.Status.SUPERSEDED, valid_to__isnull=False)
+        return (models.Q(status=Memory.Status.ACTIVE) | closed) & holds_on(as_of)
+    return models.Q(status=Memory.Status.ACTIVE) & not_ended(timezone.now().date())
+
+
+def memory_profile_list(*, end_user_id: int, as_of: date | None = None) -> models.QuerySet[Memory]:
+    """The user's stable profile: active personal facts that hold (on `as_of`, else today),
+    the surest and most used first."""
+    return (
+        Memory.objects.filter(end_user_id=end_user_id, category=Memory.Category.PERSONAL)
+        .filter(_in_time(as_of))
+        .order_by("-confidence", "-access_count", "-created_at", "id")
+    )
 
 
 def memory_unconfirmed_map(*, end_user_id: int) -> dict[str, list[Memory]]:
@@ -60,13 +105,16 @@ def memory_unconfirmed_map(*, end_user_id: int) -> dict[str, list[Memory]]:
     return found
 
 
-def memory_session_list(*, end_user_id: int, session_id: str) -> models.QuerySet[Memory]:
-    """The user's active memories that came from one of its sessions, newest first."""
-    return Memory.objects.filter(
-        end_user_id=end_user_id,
-        status=Memory.Status.ACTIVE,
-        source_session__external_id=session_id,
-    ).order_by("-created_at", "id")
+def memory_session_list(
+    *, end_user_id: int, session_id: str, as_of: date | None = None
+) -> models.QuerySet[Memory]:
+    """The user's active memories that came from one of its sessions and hold (on `as_of`,
+    else today), newest first."""
+    return (
+        Memory.objects.filter(end_user_id=end_user_id, source_session__external_id=session_id)
+        .filter(_in_time(as_of))
+        .order_by("-created_at", "id")
+    )
 
 
 # --- operators: the admin's review queue and the store's statistics ------------------------

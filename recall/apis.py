@@ -8,6 +8,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api import (
+    AS_OF_HELP,
+    AsOfField,
     QueryBooleanField,
     QueryCharField,
     QueryIntegerField,
@@ -36,6 +38,7 @@ class MemoryRelevantApi(UserScopedApi):
             default=False,
             help_text="Add each memory's ranking signals, and why nothing was returned.",
         )
+        as_of = AsOfField(required=False, help_text=AS_OF_HELP)
 
     @extend_schema_serializer(component_name="MemoryRelevantOutput")
     class OutputSerializer(serializers.Serializer):
@@ -62,7 +65,9 @@ class MemoryRelevantApi(UserScopedApi):
             required=False,
             help_text="With explain=true: the recall mode, whether the prompt reads as a "
             "request for personal help, and when nothing is returned why (the floor and the "
-            "best score seen).",
+            "best score seen); `time` (`as of <day>`, or `past` for a prompt about the past), "
+            '`periods` (memory id -> when it holds: "since October 2026", "from March 2021 '
+            'to June 2024") and `past` (the ids of facts that no longer hold).',
         )
 
     @extend_schema(
@@ -80,6 +85,7 @@ class MemoryRelevantApi(UserScopedApi):
             prompt=data["prompt"],
             limit=data["limit"],
             explain=data["explain"],
+            as_of=data.get("as_of"),
         )
         # Signals and the explanation only when asked for: the default answer is unchanged.
         body: dict = {
@@ -111,6 +117,7 @@ class MemoryContextApi(UserScopedApi):
             required=False,
             help_text="Add the memories that came from this session (as sent to extract).",
         )
+        as_of = AsOfField(required=False, help_text=AS_OF_HELP)
 
     @extend_schema_serializer(component_name="MemoryContextOutput")
     class OutputSerializer(serializers.Serializer):
@@ -143,5 +150,6 @@ class MemoryContextApi(UserScopedApi):
             prompt=data["prompt"],
             max_tokens=data["max_tokens"],
             session_id=data.get("session_id") or None,
+            as_of=data.get("as_of"),
         )
         return Response(self.OutputSerializer(context.as_json()).data)

@@ -8,8 +8,11 @@ would replace, marked unconfirmed; a superseded fact is never shown.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+from django.utils import timezone
 
 from core.metrics import RECALL_DURATION
 from integrations.tokens import get_encoding
@@ -17,6 +20,7 @@ from memories.attributes import attribute
 from memories.facets import facets_read, states_safety, states_standing
 from memories.instructions import markers_defused
 from memories.models import Memory
+from memories.periods import caption_today, period_label
 from memories.selectors import (
     end_user_get,
     memory_profile_list,
@@ -74,6 +78,12 @@ class ContextMemory:
     unconfirmed: tuple[tuple[str, str], ...] = ()
     # A later fact of the user says otherwise (another city, another job): shown as earlier.
     earlier: bool = False
+    # When it holds ("since May 2025"), and whether it no longer does (issue 33): a past fact
+    # is labelled with its period, never shown as current.
+    period: str = ""
+    past: bool = False
+    # The caption as the block shows it, when time changed it (an age said years ago).
+    shown: str = ""
 
 
 @dataclass(frozen=True)
@@ -124,8 +134,17 @@ def line(memory: ContextMemory) -> str:
     """A memory's line of the block: its caption on one line, with any template token or role
     marker made inert (`markers_defused`: memories stored before such text was refused), so
     no memory can open a line, a turn or a role of its own."""
-    earlier = "earlier, may no longer hold: " if memory.earlier else ""
-    shown = f"- {earlier}{markers_defused(memory.caption)} [{memory.id}]"
+    if memory.past:
+        earlier = (
+            f"in the past ({memory.period}), no longer holds: "
+            if memory.period
+            else ("in the past, no longer holds: ")
+        )
+    else:
+        earlier = "earlier, may no longer hold: " if memory.earlier else ""
+    period = f" ({memory.period})" if memory.period and not memory.past else ""
+    caption = markers_defused(memory.shown or memory.caption)
+    shown = f"- {earlier}{caption}{period} [{memory.id}]"
     for pending_id, caption in memory.unconfirmed:
         shown += f"\n  - unconfirmed, may replace it: {markers_defused(caption)} [{pending_id}]"
     return shown
@@ -245,8 +264,10 @@ def memory_context(
     prompt: str,
     max_tokens: int,
     session_id: str | None = None,
+    as_of: datetime.date | None = None,
 ) -> Context:
     """The tenant's end user's context for `prompt`; a user never seen has an empty one.
+    With `as_of`, the facts that held on that day, each labelled with its period.
 
     Counted as one recall in the tenant's usage, and timed in the metrics."""
     with RECALL_DURATION.labels("context").time():
@@ -256,11 +277,18 @@ def memory_context(
             prompt=prompt,
             max_tokens=max_tokens,
             session_id=session_id,
+            as_of=as_of,
         )
 
 
 def _context_read(
-    *, tenant: Tenant, external_id: str, prompt: str, max_tokens: int, session_id: str | None
+    *,
+    tenant: Tenant,
+    external_id: str,
+    prompt: str,
+    max_tokens: int,
+    session_id: str | None,
+    as_of: datetime.date | None,
 ) -> Context:
     end_user = end_user_get(tenant=tenant, external_id=external_id)
     if end_user is None:
@@ -269,13 +297,17 @@ def _context_read(
     # The standing facts: the ones that shape any answer, not the whole profile.
     profile = [
         m
-        for m in memory_profile_list(end_user_id=end_user.pk)[:TIER_CANDIDATES]
+        for m in memory_profile_list(end_user_id=end_user.pk, as_of=as_of)[:TIER_CANDIDATES]
         if states_standing(m.caption)
     ][:PROFILE_LINES]
-    recalled = memory_recall_for_end_user(end_user=end_user, prompt=prompt, limit=TIER_CANDIDATES)
+    recalled = memory_recall_for_end_user(
+        end_user=end_user, prompt=prompt, limit=TIER_CANDIDATES, as_of=as_of
+    )
     tenant_usage_add(tenant_id=tenant.pk, recalls=1, **recalled.cost.counts())
     session = (
-        memory_session_list(end_user_id=end_user.pk, session_id=session_id)[:TIER_CANDIDATES]
+        memory_session_list(end_user_id=end_user.pk, session_id=session_id, as_of=as_of)[
+            :TIER_CANDIDATES
+        ]
         if session_id
         else []
     )
@@ -284,13 +316,33 @@ def _context_read(
     captions = {m.id: m.caption for m in recalled.memories} | {
         m.id: m.caption for m in [*session, *profile]
     }
-    created = Memory.objects.filter(id__in=list(captions)).values_list("id", flat=True)
-    stale = earlier_ids([(i, captions[i]) for i in created.order_by("created_at", "id")])
+    # In creation order, with when each was said (an age is shown as today's).
+    created = Memory.objects.filter(id__in=list(captions)).values_list("id", "stated_at")
+    said = dict(created.order_by("created_at", "id"))
+    stale = earlier_ids([(i, captions[i]) for i in said])
+    today = as_of or timezone.now().date()
+    timed = {m.id: (m.period, m.past) for m in recalled.memories}
+    timed.update((m.id, (period_label(m.valid_from, m.valid_to), False)) for m in session)
+    timed.update((m.id, (period_label(m.valid_from, m.valid_to), False)) for m in profile)
 
     def offered(memory_id: str, caption: str, tier: str, score: float) -> ContextMemory:
         held = tuple((m.id, m.caption) for m in pending.get(memory_id, ()))
         safety = tier != PROFILE and states_safety(caption)
-        return ContextMemory(memory_id, caption, tier, score, safety, held, memory_id in stale)
+        period, past = timed.get(memory_id, ("", False))
+        stated = said.get(memory_id)
+        shown = caption_today(caption, stated.date() if stated else None, today)
+        return ContextMemory(
+            memory_id,
+            caption,
+            tier,
+            score,
+            safety,
+            held,
+            memory_id in stale and not past,
+            period=period,
+            past=past and as_of is None,
+            shown="" if shown == caption else shown,
+        )
 
     return context_pack(
         {

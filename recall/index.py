@@ -21,7 +21,7 @@ import threading
 import uuid
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 
 import numpy as np
 from django.core.cache import cache, caches
@@ -41,11 +41,12 @@ logger = logging.getLogger(__name__)
 # people; index v5: terms from `core.words` (a word of any script is one term), so an older
 # cached index's terms would not meet a prompt's. The domains' fingerprint retires cached
 # memberships computed from older word lists.
+# v6: when each memory holds (issue 33), and the timeline of past facts beside the current.
 _VERSION_KEY = "recall:v4:version:{end_user_id}"
-_INDEX_KEY = "recall:v5:index:{end_user_id}:{stamp}:" + FINGERPRINT
+_INDEX_KEY = "recall:v6:index:{end_user_id}:{stamp}:" + FINGERPRINT
 # A shared-cache entry outlives no write (the stamp changes), so the TTL only bounds memory.
 _INDEX_TTL_SECONDS = 24 * 3600
-_LOCAL_MAX_USERS = 2048
+LOCAL_MAX_USERS = 2048
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,13 @@ class UserIndex:
     # nurse"): a prompt naming one ("hannah's had a rough week") is about them, not the user,
     # however it is capitalised.
     people_names: frozenset[str] = frozenset()
+    # When each memory holds (issue 33), as proleptic ordinals of days (`date.toordinal`):
+    # `valid_from` and `valid_to` (0: open or unknown; `valid_to` exclusive), the day it was
+    # said, and whether an update replaced it (a superseded row: only a timeline holds those).
+    valid_from: np.ndarray | None = None
+    valid_to: np.ndarray | None = None
+    stated: np.ndarray | None = None
+    replaced: np.ndarray | None = None
 
     @property
     def size(self) -> int:
@@ -107,18 +115,24 @@ def index_build(
     end_user_id: int,
     stamp: str,
     model_id: str,
-    records: list[tuple[str, str, str, np.ndarray | None, str, int | None]],
+    records: list[tuple],
     k1: float = 1.2,
     b: float = 0.5,
 ) -> UserIndex:
-    """Build an index from (id, caption, full_text, embedding, embedding_model, session) rows."""
+    """Build an index from (id, caption, full_text, embedding, embedding_model, session) rows,
+    each with its time (valid_from, valid_to, stated day as ordinals, replaced) seventh when
+    known."""
     size = len(records)
     vectors: np.ndarray | None = None
     documents: list[list[str]] = []
     texts: list[str] = []
     captions = [record[1] for record in records]
     sessions: list[int | None] = []
-    for row, (_, caption, full_text, embedding, embedding_model, session) in enumerate(records):
+    times = np.array([record[6] if len(record) > 6 else (0, 0, 0, 0) for record in records])
+    times = times.reshape(size, 4).astype(np.int64)
+    for row, (_, caption, full_text, embedding, embedding_model, session) in enumerate(
+        record[:6] for record in records
+    ):
         # The caption is usually a prefix or summary of the full text: index both, once.
         text = full_text if caption in full_text else f"{caption}. {full_text}"
         texts.append(text)
@@ -180,6 +194,10 @@ def index_build(
             for caption, other in zip(captions, others, strict=True)
             if other and (match := _PERSON_NAME.match(caption))
         ),
+        valid_from=times[:, 0],
+        valid_to=times[:, 1],
+        stated=times[:, 2],
+        replaced=times[:, 3].astype(bool),
     )
 
 
@@ -237,8 +255,14 @@ def _bm25_csr(
 # --- loading from the database ---------------------------------------------------------------
 
 
-def _fetch_records(end_user_id: int) -> list[tuple]:
-    """The user's active memories in creation order, embeddings as float32 arrays."""
+# The rows of an index: the active memories; a timeline adds the facts an update closed.
+CURRENT_ROWS = "status = 'active'"
+TIMELINE_ROWS = "(status = 'active' OR (status = 'superseded' AND valid_to IS NOT NULL))"
+
+
+def fetch_records(end_user_id: int, rows: str = CURRENT_ROWS) -> list[tuple]:
+    """The user's active memories (or `rows`) in creation order, embeddings as float32 arrays,
+    each with its time (`index_build`)."""
     table = Memory._meta.db_table
     with connection.cursor() as cursor:
         # vector_send() is pgvector's binary form (two int16 then big-endian float4s): parsing
@@ -246,15 +270,35 @@ def _fetch_records(end_user_id: int) -> list[tuple]:
         cursor.execute(
             # The use-when hint is indexed with the text: its words find the memory too.
             f"SELECT id, caption, concat_ws(' ', full_text, nullif(use_when, '')), "
-            f"vector_send(embedding), embedding_model, "
-            f"source_session_id FROM {table} WHERE end_user_id = %s AND status = %s "
+            f"vector_send(embedding), embedding_model, source_session_id, "
+            f"valid_from, valid_to, (stated_at AT TIME ZONE 'UTC')::date, status "
+            f"FROM {table} WHERE end_user_id = %s AND {rows} "
             f"ORDER BY created_at, id",
-            [end_user_id, Memory.Status.ACTIVE],
+            [end_user_id],
         )
-        return [
-            (memory_id, caption, text, _vector(raw), model, session)
-            for memory_id, caption, text, raw, model, session in cursor.fetchall()
-        ]
+        return [_record(*row) for row in cursor.fetchall()]
+
+
+def _record(
+    memory_id: str,
+    caption: str,
+    text: str,
+    raw: bytes | memoryview | None,
+    model: str,
+    session: int | None,
+    valid_from: date | None,
+    valid_to: date | None,
+    stated: date | None,
+    status: str,
+) -> tuple:
+    """One row as `index_build` takes it: its time seventh."""
+    time = (_day(valid_from), _day(valid_to), _day(stated), int(status != Memory.Status.ACTIVE))
+    return (memory_id, caption, text, _vector(raw), model, session, time)
+
+
+def _day(value: date | None) -> int:
+    """A date as its ordinal, 0 for none."""
+    return value.toordinal() if value is not None else 0
 
 
 def _vector(raw: bytes | memoryview | None) -> np.ndarray | None:
@@ -271,7 +315,7 @@ _STAMP_COLUMNS = (
 )
 
 
-def _stamp_text(count: int, updated: datetime | None, checksum: int) -> str:
+def stamp_text(count: int, updated: datetime | None, checksum: int) -> str:
     return f"db:{count}:{updated.timestamp() if updated else 0}:{checksum}"
 
 
@@ -283,7 +327,7 @@ def _database_stamp(end_user_id: int) -> str:
             f"WHERE end_user_id = %s AND status = %s",
             [end_user_id, Memory.Status.ACTIVE],
         )
-        return _stamp_text(*cursor.fetchone())
+        return stamp_text(*cursor.fetchone())
 
 
 def _end_user_id(tenant_id: int, external_id: str) -> int | None:
@@ -309,13 +353,13 @@ def _end_user_and_stamp(tenant_id: int, external_id: str) -> tuple[int, str] | N
             [Memory.Status.ACTIVE, tenant_id, str(external_id)],
         )
         row = cursor.fetchone()
-    return (row[0], _stamp_text(*row[1:])) if row else None
+    return (row[0], stamp_text(*row[1:])) if row else None
 
 
 # --- the two cache layers ----------------------------------------------------------------------
 
 _local: OrderedDict[int, UserIndex] = OrderedDict()
-_local_lock = threading.Lock()
+local_lock = threading.Lock()
 
 
 def _cache_is_shared() -> bool:
@@ -325,7 +369,7 @@ def _cache_is_shared() -> bool:
 
 
 def _local_get(end_user_id: int) -> UserIndex | None:
-    with _local_lock:
+    with local_lock:
         index = _local.get(end_user_id)
         if index is not None:
             _local.move_to_end(end_user_id)
@@ -333,10 +377,10 @@ def _local_get(end_user_id: int) -> UserIndex | None:
 
 
 def _local_put(index: UserIndex) -> None:
-    with _local_lock:
+    with local_lock:
         _local[index.end_user_id] = index
         _local.move_to_end(index.end_user_id)
-        while len(_local) > _LOCAL_MAX_USERS:
+        while len(_local) > LOCAL_MAX_USERS:
             _local.popitem(last=False)
 
 
@@ -399,7 +443,7 @@ def _index_at(end_user_id: int, stamp: str, *, shared: bool) -> UserIndex:
         end_user_id=end_user_id,
         stamp=stamp,
         model_id=model_id,
-        records=_fetch_records(end_user_id),
+        records=fetch_records(end_user_id),
     )
     _local_put(index)
     if shared:
@@ -412,8 +456,9 @@ def _index_at(end_user_id: int, stamp: str, *, shared: bool) -> UserIndex:
 
 def user_index_invalidate(*, end_user_id: int) -> None:
     """Forget the cached index of one end user after a write (best effort, never raises)."""
-    with _local_lock:
+    with local_lock:
         _local.pop(end_user_id, None)
+        timelines.pop(end_user_id, None)
     if not _cache_is_shared():
         return  # other processes notice the write through the database stamp
     key = _VERSION_KEY.format(end_user_id=end_user_id)
@@ -429,5 +474,12 @@ def user_index_invalidate(*, end_user_id: int) -> None:
 
 def local_index_clear() -> None:
     """Drop every process-local index (tests, benches, a model switch)."""
-    with _local_lock:
+    with local_lock:
         _local.clear()
+        timelines.clear()
+
+
+# --- the timeline: current facts and the ones an update closed (issue 33) -------------------
+
+# The timelines of `recall.timeline` (per process), dropped with the user's index.
+timelines: OrderedDict[int, UserIndex] = OrderedDict()

@@ -106,6 +106,8 @@ class Ranked:
 
 _NO_ROWS = np.zeros(0, dtype=np.int64)
 _NO_SCORES = np.zeros(0, dtype=np.float32)
+# Every row (a mask of `rank` left unset).
+_all = slice(None)
 
 
 def _empty(why: dict | None = None) -> Ranked:
@@ -153,10 +155,13 @@ def rank(
     limit: int,
     params: RankingParams | None = None,
     explain: bool = False,
+    allowed: np.ndarray | None = None,
 ) -> Ranked:
-    """Rank the index for one prompt; a query without a vector ranks lexically."""
+    """Rank the index for one prompt; a query without a vector ranks lexically. `allowed`
+    (a row mask) keeps the rest out of the answer and of the floor (`recall.timeline`: the
+    facts that hold today, or held on a day); None ranks every row."""
     params = params or params_for(index.model_id)
-    if index.size == 0 or limit <= 0:
+    if index.size == 0 or limit <= 0 or (allowed is not None and not allowed.any()):
         return _empty({"reason": "no memories"} if explain else None)
     lexical = index.bm25(query.terms)
     vector = query.vector
@@ -176,13 +181,13 @@ def rank(
 
     if mode == "lexical":
         scores = lexical
-        candidates = np.flatnonzero(lexical > 0)
+        candidates = np.flatnonzero((lexical > 0) if allowed is None else (lexical > 0) & allowed)
     elif mode == "vector":
         assert cosine is not None  # without a vector the mode is lexical
-        if not (cosine >= params.strong_cosine).any():
+        if not (cosine >= params.strong_cosine)[_all if allowed is None else allowed].any():
             return _empty(_why(params.strong_cosine, cosine, None, params) if explain else None)
         scores = cosine
-        candidates = np.arange(index.size)
+        candidates = np.arange(index.size) if allowed is None else np.flatnonzero(allowed)
     else:
         assert cosine is not None  # without a vector the mode is lexical
         if query.general and not query.episodic:
@@ -207,6 +212,8 @@ def rank(
                 & (cosine >= params.need_cosine)
                 & (z >= params.need_z)
             )
+        if allowed is not None:
+            strong &= allowed
         if not strong.any():
             floor = params.episodic_cosine if query.general else params.strong_cosine
             return _empty(_why(floor, cosine, needed, params) if explain else None)
@@ -224,7 +231,7 @@ def rank(
         if query.about_self and params.others_weight < 1:
             positive = np.maximum(scores, 0)
             scores = scores - (1 - params.others_weight) * positive * index.others
-        candidates = np.arange(index.size)
+        candidates = np.arange(index.size) if allowed is None else np.flatnonzero(allowed)
     if candidates.size == 0:
         return _empty({"reason": "no shared word", "mode": mode} if explain else None)
     order = candidates[np.argsort(-scores[candidates], kind="stable")[:limit]]

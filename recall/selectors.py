@@ -39,9 +39,16 @@ def recall_mode_checked(mode: str | None) -> str:
 
 
 def memory_ranked(
-    *, index: UserIndex, prompt: str, mode: str, limit: int, explain: bool = False
+    *,
+    index: UserIndex,
+    prompt: str,
+    mode: str,
+    limit: int,
+    explain: bool = False,
+    allowed: np.ndarray | None = None,
 ) -> tuple[Ranked, dict]:
-    """The index's rows ranked for one prompt (`mode` is one of the ranker's: not an LLM one).
+    """The index's rows ranked for one prompt (`mode` is one of the ranker's: not an LLM one),
+    only the `allowed` ones (a row mask; None: all) answered.
 
     With `explain`, also how the prompt was read and why an answer is empty (otherwise an
     empty dict)."""
@@ -78,7 +85,9 @@ def memory_ranked(
         about_self=about_self(prompt, wanted, index.people_names),
         episodic=general and episodic(prompt),
     )
-    ranked = rank(index=index, query=query, mode=mode, limit=limit, explain=explain)
+    ranked = rank(
+        index=index, query=query, mode=mode, limit=limit, explain=explain, allowed=allowed
+    )
     notes: dict = {}
     if explain:
         notes = {

@@ -7,7 +7,12 @@ the tenant's usage. The ranking itself is `recall.selectors`.
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from django.utils import timezone
 
 from core.metrics import RECALL_DURATION
 from integrations.llm import LLMUsage
@@ -17,6 +22,14 @@ from recall.index import UserIndex, user_index_find, user_index_get
 from recall.ranking import Ranked
 from recall.rerank import llm_choose
 from recall.selectors import memory_ranked, ranked_as_picked, ranked_reordered, recall_mode_checked
+from recall.timeline import (
+    asks_about_past,
+    current_rows,
+    past_rows,
+    period_of,
+    rows_held_on,
+    user_timeline_get,
+)
 from tenants.models import Tenant
 from tenants.services import tenant_usage_add
 
@@ -33,6 +46,10 @@ class RelevantMemory:
     score: float
     # With `explain`: the signals behind the rank (cosine, lexical, domain need...).
     signals: dict | None = None
+    # When it holds ("since October 2026", "from March 2021 to June 2024"; "" when unknown),
+    # and whether it no longer does (an update replaced it, or its end has passed).
+    period: str = ""
+    past: bool = False
 
 
 @dataclass(frozen=True)
@@ -53,9 +70,11 @@ def memory_recall(
     limit: int = 10,
     mode: str | None = None,
     explain: bool = False,
+    as_of: datetime.date | None = None,
 ) -> Recall:
     """The tenant's end user `external_id`'s active memories most relevant to `prompt`, best
     first; a user the tenant has never seen (another tenant's included) has no memories.
+    With `as_of`, the memories that held on that day instead (`recall.timeline`).
 
     The API's path: the user is looked up together with its index's freshness, one query on a
     warm request instead of an ORM lookup and then the stamp. Counted as one recall in the
@@ -66,7 +85,7 @@ def memory_recall(
     # The index's lookup (or build) and the ranking, not the usage write after them.
     with RECALL_DURATION.labels("relevant").time():
         index = user_index_find(tenant_id=tenant.pk, external_id=external_id)
-        recall = _recall(index, prompt=prompt, limit=limit, mode=mode, explain=explain)
+        recall = _recall(index, prompt=prompt, limit=limit, mode=mode, explain=explain, as_of=as_of)
     tenant_usage_add(tenant_id=tenant.pk, recalls=1, **recall.cost.counts())
     return recall
 
@@ -78,36 +97,74 @@ def memory_recall_for_end_user(
     limit: int = 10,
     mode: str | None = None,
     explain: bool = False,
+    as_of: datetime.date | None = None,
 ) -> Recall:
     """`memory_recall` for an end user already at hand (None: one never seen has no memories).
 
     Counts no usage: its callers (the context, the benchmarks) count their own."""
     mode = recall_mode_checked(mode)
     index = None if end_user is None else user_index_get(end_user_id=end_user.pk)
-    return _recall(index, prompt=prompt, limit=limit, mode=mode, explain=explain)
+    return _recall(index, prompt=prompt, limit=limit, mode=mode, explain=explain, as_of=as_of)
+
+
+def _rows_in_time(
+    index: UserIndex, prompt: str, as_of: datetime.date | None
+) -> tuple[UserIndex, np.ndarray | None, str]:
+    """The index to rank and the rows it may answer: the facts that held on `as_of`, every
+    fact for a prompt about the past (the replaced ones too), else those that hold today
+    (None: every row, the default read exactly as before issue 33); and which of the three."""
+    if as_of is not None:
+        timeline = user_timeline_get(end_user_id=index.end_user_id)
+        return timeline, rows_held_on(timeline, as_of), "as_of"
+    if asks_about_past(prompt):
+        return user_timeline_get(end_user_id=index.end_user_id), None, "past"
+    return index, current_rows(index, timezone.now().date()), "present"
 
 
 def _recall(
-    index: UserIndex | None, *, prompt: str, limit: int, mode: str, explain: bool
+    index: UserIndex | None,
+    *,
+    prompt: str,
+    limit: int,
+    mode: str,
+    explain: bool,
+    as_of: datetime.date | None = None,
 ) -> Recall:
     """Rank the memories of `index` (None: a user with none) for `prompt`."""
+    if index is not None and limit > 0 and prompt.strip():
+        index, allowed, reading = _rows_in_time(index, prompt, as_of)
+    else:
+        allowed, reading = None, "present"
     if index is None or index.size == 0 or limit <= 0 or not prompt.strip():
         # Nothing to rank: skip the query embedding altogether.
         return Recall([], {"reason": "no memories", "mode": mode} if explain else None)
-    explanation = {"mode": mode} if explain else None
+    explanation: dict[str, Any] | None = {"mode": mode} if explain else None
+    if explanation is not None and reading != "present":
+        explanation["time"] = reading if as_of is None else f"as of {as_of.isoformat()}"
     cost = LLMUsage()
+    # The rows the LLM modes may show the model: those the time allows.
+    shown = np.arange(index.size) if allowed is None else np.flatnonzero(allowed)
 
     def ranked_by(ranker: str, count: int) -> Ranked:
         ranked, notes = memory_ranked(
-            index=index, prompt=prompt, mode=ranker, limit=count, explain=explain
+            index=index,
+            prompt=prompt,
+            mode=ranker,
+            limit=count,
+            explain=explain,
+            allowed=allowed,
         )
         if explanation is not None:
             explanation.update(notes)
         return ranked
 
     if mode == "llm":
-        picked = llm_choose(prompt=prompt, captions=list(index.captions), limit=limit, cost=cost)
-        ranked = ranked_as_picked(picked) if picked is not None else ranked_by("hybrid", limit)
+        captions = [index.captions[row] for row in shown]
+        picked = llm_choose(prompt=prompt, captions=captions, limit=limit, cost=cost)
+        if picked is not None:
+            ranked = ranked_as_picked([int(shown[at]) for at in picked])
+        else:
+            ranked = ranked_by("hybrid", limit)
     elif mode == "hybrid+llm":
         shortlist = ranked_by("hybrid", max(limit, RERANK_SHORTLIST))
         picked = None
@@ -119,14 +176,25 @@ def _recall(
     else:
         ranked = ranked_by(mode, limit)
     signals = ranked.signals
+    past = past_rows(index, timezone.now().date())
     results = [
         RelevantMemory(
             id=index.ids[row],
             caption=index.captions[row],
             score=round(float(s), 4),
             signals=signals[n] if signals else None,
+            period=period_of(index, row),
+            past=bool(past[row]),
         )
         for n, (row, s) in enumerate(zip(ranked.rows, ranked.scores, strict=True))
     ]
+    if explanation is not None:
+        # Each memory's period, and which no longer hold: a past fact is labelled, never
+        # presented as current.
+        periods = {r.id: r.period for r in results if r.period}
+        if periods:
+            explanation["periods"] = periods
+        if any(r.past for r in results):
+            explanation["past"] = [r.id for r in results if r.past]
     access_record(memory_ids=[r.id for r in results])
     return Recall(results, explanation, cost)

@@ -87,6 +87,10 @@ class MemoryVersionFactory(factory.django.DjangoModelFactory):
     caption = factory.LazyAttribute(lambda o: o.memory.caption)
     full_text = factory.LazyAttribute(lambda o: o.memory.full_text)
     actor_type = MemoryVersion.Actor.SYSTEM
+    stated_at = factory.LazyAttribute(lambda o: o.memory.stated_at)
+    last_stated_at = factory.LazyAttribute(lambda o: o.memory.last_stated_at)
+    valid_from = factory.LazyAttribute(lambda o: o.memory.valid_from)
+    valid_to = factory.LazyAttribute(lambda o: o.memory.valid_to)
 
 
 class ReviewItemFactory(factory.django.DjangoModelFactory):

@@ -41,6 +41,7 @@ from memories.services.reviews import (
     review_item_resolve_many,
 )
 from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH
+from memories.validity import change_date
 from tenants.scoping import TenantScopedAdmin, request_operator, scoped
 
 if TYPE_CHECKING:
@@ -172,6 +173,11 @@ class ReviewResolveForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 4}),
     )
     merge_into = forms.ChoiceField(required=False, choices=())
+    # Keep new: the day the change happened, pre-filled from the new memory's message; the
+    # existing memories held until then (`memories.validity`).
+    changed_on = forms.DateField(
+        required=False, widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+    )
 
     def __init__(self, *args: Any, existing: list[Memory], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -398,6 +404,7 @@ class ReviewItemAdmin(TenantScopedAdmin):
                     "caption": proposal.caption if proposal else "",
                     "full_text": proposal.full_text if proposal else "",
                     "merge_into": existing[0].id if existing else "",
+                    "changed_on": change_date(item.new_memory) if item.new_memory else None,
                 },
             )
 
@@ -433,6 +440,7 @@ class ReviewItemAdmin(TenantScopedAdmin):
                 caption=form.cleaned_data["caption"],
                 full_text=form.cleaned_data["full_text"],
                 merge_into_id=form.cleaned_data["merge_into"] or None,
+                changed_on=form.cleaned_data["changed_on"],
             )
         except ReviewAlreadyResolved:
             self.message_user(

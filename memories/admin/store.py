@@ -15,6 +15,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from core.exceptions import NotFound
+from memories.admin.timeline import user_timeline
 from memories.instructions import REFUSALS, instruction_in
 from memories.models import (
     AgentSession,
@@ -86,6 +87,9 @@ class MemoryVersionInline(admin.TabularInline):
         "actor_type",
         "actor",
         "note",
+        "stated_at",
+        "valid_from",
+        "valid_to",
         "created_at",
     ]
     readonly_fields = cast(list[str], fields)  # names only (the stubs allow groups in `fields`)
@@ -179,6 +183,10 @@ class MemoryAdmin(TenantScopedAdmin):
                     "source_session",
                     "content_hash",
                     "embedding_model",
+                    "stated_at",
+                    "last_stated_at",
+                    "valid_from",
+                    "valid_to",
                     "created_at",
                     "updated_at",
                     "last_accessed_at",
@@ -188,8 +196,17 @@ class MemoryAdmin(TenantScopedAdmin):
         ),
     ]
     # The generated fields' names (the stubs type a fieldset's entry as any field group).
-    readonly_fields = cast(list[str], fieldsets[1][1]["fields"])
+    readonly_fields = [*cast(list[str], fieldsets[1][1]["fields"]), "timeline"]
+    fieldsets = [
+        *fieldsets,
+        ("Timeline of the user's facts", {"fields": ["timeline"], "classes": ["wide"]}),
+    ]
     inlines = [MemoryVersionInline]
+
+    @admin.display(description="Timeline")
+    def timeline(self, memory: Memory) -> str:
+        """Each fact of the user as a bar of when it held; updates and reviews marked."""
+        return user_timeline(memory=memory) if memory.pk else ""
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Memory]:
         return self.scoped(request, memory_admin_list())

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from memories.models import Memory, MemoryVersion, ReviewItem
 from memories.services.memories import memory_version_record
+from memories.validity import change_date, closing_date
 
 
 @transaction.atomic
@@ -26,8 +27,9 @@ def review_item_file(
     """Record that `new_memory` contradicts `existing`.
 
     `supersede=False`: the item waits for an operator (the new memory should be pending_review).
-    `supersede=True`: the existing memories become superseded now (a version each) and the item
-    is filed resolved as keep-new, marked automatic.
+    `supersede=True`: the existing memories become superseded now (a version each), closed on
+    the day the new one starts (`valid_to`), and the item is filed resolved as keep-new, marked
+    automatic.
     """
     item = ReviewItem.objects.create(
         end_user_id=new_memory.end_user_id,
@@ -38,9 +40,12 @@ def review_item_file(
     )
     item.existing_memories.set(existing)
     if supersede:
+        on = change_date(new_memory)
         for memory in existing:
             memory.status = Memory.Status.SUPERSEDED
-            memory.save(update_fields=["status", "updated_at"])
+            # It held until the new fact took over: a past fact now, not a deleted one.
+            memory.valid_to = closing_date(memory, on)
+            memory.save(update_fields=["status", "valid_to", "updated_at"])
             memory_version_record(
                 memory=memory,
                 action=MemoryVersion.Action.SUPERSEDED,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import logging
 from collections.abc import Iterable
 
@@ -55,6 +56,10 @@ def memory_version_record(
         actor_type=actor_type,
         actor=actor,
         note=note[:255],
+        stated_at=memory.stated_at,
+        last_stated_at=memory.last_stated_at,
+        valid_from=memory.valid_from,
+        valid_to=memory.valid_to,
     )
 
 
@@ -75,9 +80,14 @@ def memory_create(
     actor: str = "",
     use_when: str = "",
     facets: list[dict] | None = None,
+    stated_at: datetime.datetime | None = None,
+    valid_from: datetime.date | None = None,
+    valid_to: datetime.date | None = None,
 ) -> Memory:
     """Store a new memory and its first version; its facets are read from its text unless the
-    extractor passes what it read."""
+    extractor passes what it read. `stated_at` is when the user said it (None: now)."""
+    stated_at = stated_at or timezone.now()
+    valid_from, valid_to = validity_ordered(valid_from, valid_to)
     memory = Memory.objects.create(
         end_user=end_user,
         caption=caption,
@@ -92,6 +102,10 @@ def memory_create(
         source_session=source_session,
         facets=facets if facets is not None else facets_of(caption, full_text),
         stated_outside_sessions=source_session is None,
+        stated_at=stated_at,
+        last_stated_at=stated_at,
+        valid_from=valid_from,
+        valid_to=valid_to,
     )
     if source_session is not None:
         memory.sessions.add(source_session)
@@ -115,13 +129,20 @@ def memory_merge(
     actor: str = "",
     note: str = "",
     session: AgentSession | None = None,
+    stated_at: datetime.datetime | None = None,
+    valid_from: datetime.date | None = None,
+    valid_to: datetime.date | None = None,
 ) -> Memory:
     """Fold a near-duplicate statement into an existing memory as a new version.
 
     The more detailed wording wins, so a merge never loses information; the memory keeps the
     facets of both statements, and the statement's source (`session`, None for one outside
-    any session) among its own.
+    any session) among its own. A restatement moves `last_stated_at` forward (to `stated_at`,
+    None: now) and fills in a validity the memory did not know yet.
     """
+    _restated(memory, stated_at or timezone.now())
+    if memory.valid_from is None and memory.valid_to is None:
+        memory.valid_from, memory.valid_to = validity_ordered(valid_from, valid_to)
     memory_sources_add(memory=memory, sessions=[session] if session else [], outside=not session)
     caption_before, full_text_before = memory.caption, memory.full_text
     known = (
@@ -149,6 +170,32 @@ def memory_merge(
         note=note,
     )
     return memory
+
+
+def _restated(memory: Memory, at: datetime.datetime) -> None:
+    # Said again: later than anything said before moves the last time forward; a statement
+    # dated earlier than the first one (a backfilled conversation) moves the first back.
+    memory.last_stated_at = max(memory.last_stated_at or at, at)
+    memory.stated_at = min(memory.stated_at or at, at)
+
+
+def memory_restate(*, memory: Memory, stated_at: datetime.datetime | None = None) -> None:
+    """The user said `memory` again word for word (at `stated_at`, None: now): its
+    `last_stated_at` moves forward; no new version, the text is unchanged."""
+    _restated(memory, stated_at or timezone.now())
+    Memory.objects.filter(pk=memory.pk).update(
+        stated_at=memory.stated_at, last_stated_at=memory.last_stated_at
+    )
+
+
+def validity_ordered(
+    valid_from: datetime.date | None, valid_to: datetime.date | None
+) -> tuple[datetime.date | None, datetime.date | None]:
+    """A validity the schema accepts: an end before the start keeps the end alone (the
+    start was the guess)."""
+    if valid_from and valid_to and valid_from > valid_to:
+        return None, valid_to
+    return valid_from, valid_to
 
 
 def memory_sources_add(

@@ -23,6 +23,7 @@ the survivor) instead of failing.
 
 from __future__ import annotations
 
+import datetime
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -54,6 +55,7 @@ from memories.text import (
     embedding_text,
     text_clean,
 )
+from memories.validity import change_date, closing_date
 
 logger = logging.getLogger(__name__)
 
@@ -119,11 +121,14 @@ def review_item_resolve(
     caption: str = "",
     full_text: str = "",
     merge_into_id: str | None = None,
+    changed_on: datetime.date | None = None,
 ) -> ReviewItem:
     """Resolve one pending conflict as keep_new, keep_existing, keep_both or merge.
 
     `caption` and `full_text` are the operator's edited text, required for merge only;
-    `merge_into_id` picks which existing memory takes it (default: the oldest one).
+    `merge_into_id` picks which existing memory takes it (default: the oldest one);
+    `changed_on` is the day the change happened, for keep_new (default: the new memory's
+    `valid_from`, else the day it was said): the existing memories held until then.
     The embedding of merged text is computed before the transaction so no lock waits on it.
     """
     if resolution not in Resolution.values:
@@ -140,6 +145,7 @@ def review_item_resolve(
         full_text=full_text,
         merge_into_id=merge_into_id,
         vector=vector,
+        changed_on=changed_on,
     )
 
 
@@ -153,6 +159,7 @@ def _review_item_resolve_locked(
     full_text: str,
     merge_into_id: str | None,
     vector: _Vector | None,
+    changed_on: datetime.date | None = None,
 ) -> ReviewItem:
     end_user_id = (
         ReviewItem.objects.filter(pk=review_item_id).values_list("end_user_id", flat=True).first()
@@ -176,7 +183,7 @@ def _review_item_resolve_locked(
     context = _Context(item=item, actor=operator.get_username(), new=new, existing=existing)
 
     if resolution == Resolution.KEEP_NEW:
-        _keep_new(context)
+        _keep_new(context, changed_on)
     elif resolution == Resolution.KEEP_EXISTING:
         _keep_existing(context)
     elif resolution == Resolution.KEEP_BOTH:
@@ -256,13 +263,20 @@ def _activate(context: _Context, memory: Memory, note: str) -> None:
     _version(context, memory, MemoryVersion.Action.RESOLVED, note)
 
 
-def _keep_new(context: _Context) -> None:
+def _keep_new(context: _Context, changed_on: datetime.date | None) -> None:
     new = _require_new(context)
+    if changed_on is not None and changed_on != new.valid_from:
+        # The operator dated the change: the new fact holds from then.
+        new.valid_from = changed_on if not new.valid_to or changed_on <= new.valid_to else None
+        new.save(update_fields=["valid_from", "updated_at"])
+    on = changed_on or change_date(new)
     for memory in context.existing:
         if memory.status == Memory.Status.SUPERSEDED:
             continue
         memory.status = Memory.Status.SUPERSEDED
-        memory.save(update_fields=["status", "updated_at"])
+        # It held until the new fact took over: a past fact now (`memories.validity`).
+        memory.valid_to = closing_date(memory, on)
+        memory.save(update_fields=["status", "valid_to", "updated_at"])
         _version(context, memory, MemoryVersion.Action.SUPERSEDED, f"superseded by {new.id}")
     _activate(context, new, "kept as the new truth")
 
@@ -449,6 +463,8 @@ def review_item_reopen(*, review_item_id: int, operator: User) -> ReviewItem:
     ):
         if _active_duplicate(memory, memory.content_hash, besides=()) is not None:
             continue  # an active memory already says it; keep the store consistent
+        # The update no longer closes it: it holds as long as it did before.
+        memory.valid_to = _valid_to_before_update(memory)
         _status_restore(memory, Memory.Status.ACTIVE, actor=actor, note=note)
     if item.new_memory_id:
         new = Memory.objects.select_for_update().get(pk=item.new_memory_id)
@@ -463,7 +479,7 @@ def review_item_reopen(*, review_item_id: int, operator: User) -> ReviewItem:
 def _status_restore(memory: Memory, status: str, *, actor: str, note: str) -> None:
     """Put a memory back in `status` for a reopened review, with its version row."""
     memory.status = status
-    memory.save(update_fields=["status", "updated_at"])
+    memory.save(update_fields=["status", "valid_to", "updated_at"])
     memory_version_record(
         memory=memory,
         action=MemoryVersion.Action.RESOLVED,
@@ -471,3 +487,12 @@ def _status_restore(memory: Memory, status: str, *, actor: str, note: str) -> No
         actor=actor,
         note=note,
     )
+
+
+def _valid_to_before_update(memory: Memory) -> datetime.date | None:
+    """The end `memory` had before its latest supersession closed it (its version history)."""
+    versions = list(memory.versions.order_by("-version").values_list("action", "valid_to"))
+    for at, (action, _) in enumerate(versions):
+        if action == MemoryVersion.Action.SUPERSEDED:
+            return versions[at + 1][1] if at + 1 < len(versions) else None
+    return memory.valid_to

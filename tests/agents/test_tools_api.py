@@ -113,7 +113,7 @@ _ALSO = {"integer": {"number"}, "number": {"integer"}}
 def _valid_arguments(name: str) -> dict:
     return {
         "remember": {"user_id": "u", "text": "I like tea"},
-        "recall": {"user_id": "u", "query": "tea", "limit": 5},
+        "recall": {"user_id": "u", "query": "tea", "limit": 5, "as_of": "2025-03-01"},
         "forget": {"user_id": "u", "memory_id": "mem_0123456789abcdef"},
         "context": {"user_id": "u", "prompt": "tea?", "max_tokens": 100},
     }[name]

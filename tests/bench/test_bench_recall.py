@@ -82,7 +82,10 @@ def test_bench_recall_prints_the_documented_json(locomo_file, corpus):
             "p95_ms",
             "usage",
             "items",
+            "by_category",
         }
+        # Per LoCoMo category (issue 33: the temporal one is 2).
+        assert sum(c["questions"] for c in figures["by_category"].values()) == 3
         assert figures["usage"]["llm_calls"] == 0 and figures["usage"]["items"] == 3
         assert [item["question"] for item in figures["items"]] == [q["question"] for q in QA]
     assert report["methods"]["lexical"]["recall_any@5"] == 100.0

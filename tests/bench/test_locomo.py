@@ -1,3 +1,5 @@
+import datetime
+
 import pytest
 
 from bench.locomo import EvidenceStats, Metrics, conversation_load, parse_evidence, parse_range
@@ -32,7 +34,7 @@ CONVERSATION = {
     "conversation": {
         "speaker_a": "Ann",
         "speaker_b": "Bob",
-        "session_1_date_time": "1 May 2023",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
         "session_1": [
             {"speaker": "Ann", "dia_id": "D1:1", "text": "I adopted a cat."},
             {
@@ -74,6 +76,14 @@ def test_observations_become_memories_with_their_evidence():
     assert [q.text for q in conversation.questions] == ["What pet did Ann adopt?"]
     assert conversation.questions_without_evidence == 1
     assert conversation.evidence.split == 1 and conversation.evidence.dropped == 1
+
+
+def test_each_memory_is_said_on_its_sessions_date():
+    for corpus in ("observations", "turns"):
+        conversation = conversation_load(CONVERSATION, index=0, corpus=corpus)
+
+        said = {item.said for item in conversation.items}
+        assert said == {datetime.datetime(2023, 5, 8, 13, 56, tzinfo=datetime.UTC)}
 
 
 def test_turns_become_speaker_prefixed_memories_and_duplicates_merge():

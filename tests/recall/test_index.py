@@ -37,7 +37,7 @@ def redis_cache(settings, redis_url):
 def test_a_warm_index_is_served_without_rebuilding(end_user, remember, monkeypatch):
     remember(end_user, "User likes tea")
     first = user_index_get(end_user_id=end_user.pk)
-    monkeypatch.setattr(recall_index, "_fetch_records", pytest.fail)
+    monkeypatch.setattr(recall_index, "fetch_records", pytest.fail)
 
     assert user_index_get(end_user_id=end_user.pk) is first
 
@@ -192,7 +192,7 @@ def test_with_redis_the_lookup_uses_the_shared_index(end_user, remember, redis_c
     (tea,) = remember(end_user, "User likes tea")
     built = user_index_get(end_user_id=end_user.pk)
     local_index_clear()  # a second worker
-    monkeypatch.setattr(recall_index, "_fetch_records", pytest.fail)
+    monkeypatch.setattr(recall_index, "fetch_records", pytest.fail)
 
     found = user_index_find(tenant_id=end_user.tenant_id, external_id=end_user.external_id)
 

@@ -47,6 +47,10 @@ DEFAULT_METHODS = ("hybrid", "vector", "lexical")
 DEPTH = 20  # the deepest cut-off reported (recall_any@20)
 
 
+# LoCoMo's question categories, as its paper numbers them.
+CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+
 class Command(BaseCommand):
     help = (
         "Load LoCoMo conversations as memories (one end user each, under a bench tenant that "
@@ -174,6 +178,8 @@ class Command(BaseCommand):
                     f"{conversation.sample_id}/session_{item.session}"
                     for item in conversation.items
                 ],
+                # Each session's date is when its memories were said (issue 33).
+                stated=[item.said for item in conversation.items],
             )
             # The evidence map belongs to the bench: memory id -> LoCoMo dialogue ids.
             evidence = {
@@ -194,6 +200,8 @@ class Command(BaseCommand):
         results = {}
         for method in methods:
             metrics = Metrics()
+            # LoCoMo's categories: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop.
+            by_category: dict[int, Metrics] = {}
             costs: list[ItemCost] = []
             items: list[dict] = []
             # Fresh query embeddings for every method: the latency includes the model, as a
@@ -207,7 +215,11 @@ class Command(BaseCommand):
                     recalled = recall_measured(
                         end_user=end_user, prompt=question.text, limit=DEPTH, mode=method, cost=cost
                     )
-                    metrics.add([evidence[r.id] for r in recalled], question.evidence)
+                    ranked = [evidence[r.id] for r in recalled]
+                    metrics.add(ranked, question.evidence)
+                    by_category.setdefault(question.category, Metrics()).add(
+                        ranked, question.evidence
+                    )
                     costs.append(cost)
                     items.append(
                         {"conversation": conversation.index, "question": question.text}
@@ -219,6 +231,10 @@ class Command(BaseCommand):
                 "p50_ms": round(percentile(timings, 50), 2),
                 "p95_ms": round(percentile(timings, 95), 2),
                 "usage": cost_summary(costs),
+                "by_category": {
+                    str(category): {"questions": m.questions, **m.as_percent()}
+                    for category, m in sorted(by_category.items())
+                },
             }
             if options["json"]:
                 results[method]["items"] = items
@@ -323,6 +339,16 @@ class Command(BaseCommand):
         for method, figures in report["methods"].items():
             cells = " | ".join(str(figures[c]) for c in columns)
             self.stdout.write(f"| {method} | {cells} |")
+        self.stdout.write("")
+        self.stdout.write("| method | category | questions | recall_any@10 | mrr@10 |")
+        self.stdout.write("| --- | --- | --- | --- | --- |")
+        for method, figures in report["methods"].items():
+            for category, f in figures.get("by_category", {}).items():
+                name = CATEGORY_NAMES.get(int(category), category)
+                self.stdout.write(
+                    f"| {method} | {name} | {f['questions']} | {f['recall_any@10']} | "
+                    f"{f['mrr@10']} |"
+                )
         self.stdout.write("")
         for method, figures in report["methods"].items():
             self.stdout.write(f"{method}: {cost_line(figures['usage'], item='question')}")

@@ -1,0 +1,85 @@
+"""When each candidate was said (issue 33): the timestamp of the user's message it was read
+from, else the conversation's, else the request's time.
+
+Messages carry the `timestamp` the caller sent (`extraction.apis`; the conversation's own is
+copied onto each message without one when the job is recorded), as ISO 8601 text in the job's
+payload. A candidate names the clause it was read from (`Candidate.said`); the message holding
+that clause, or sharing most words with it, is the one that stated it.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import replace
+
+from core.words import words_of
+from extraction.candidates import Candidate
+
+
+def message_time(message: dict) -> datetime.datetime | None:
+    """The message's `timestamp` as an aware datetime, None when it has none (or a bad one:
+    the API refused those, and an old job's payload had none)."""
+    value = message.get("timestamp")
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        moment = datetime.datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=datetime.UTC)
+
+
+def _timestamp_text(value: datetime.datetime | str | None) -> str | None:
+    """A timestamp as the job's JSON payload keeps it: ISO 8601 text."""
+    if isinstance(value, datetime.datetime):
+        return value.isoformat()
+    return value or None
+
+
+def messages_timed(
+    messages: list[dict], timestamp: datetime.datetime | str | None = None
+) -> list[dict[str, str]]:
+    """The messages as a job keeps them: role, content and, when the message or the
+    conversation (`timestamp`) has one, the message's timestamp as ISO 8601 text."""
+    timed = []
+    for message in messages:
+        kept = {"role": message["role"], "content": message["content"]}
+        at = _timestamp_text(message.get("timestamp")) or _timestamp_text(timestamp)
+        if at:
+            kept["timestamp"] = at
+        timed.append(kept)
+    return timed
+
+
+def candidates_dated(
+    candidates: list[Candidate], messages: list[dict], *, default: datetime.datetime
+) -> list[Candidate]:
+    """`candidates`, each with `said_at` set (one an extractor already dated keeps its own)."""
+    users = [m for m in messages if m.get("role") == "user"] or messages
+    times = [message_time(m) or default for m in users]
+    if len(set(times)) <= 1:  # one time for the whole conversation: no message to find
+        at = times[0] if times else default
+        return [c if c.said_at else replace(c, said_at=at) for c in candidates]
+    texts = [str(m.get("content", "")).lower() for m in users]
+    vocabularies = [set(words_of(text)) for text in texts]
+    dated = []
+    for candidate in candidates:
+        if candidate.said_at is None:
+            at = times[_source(candidate, texts, vocabularies)]
+            candidate = replace(candidate, said_at=at)
+        dated.append(candidate)
+    return dated
+
+
+def _source(candidate: Candidate, texts: list[str], vocabularies: list[set[str]]) -> int:
+    """The position of the message `candidate` was read from: the last holding its clause,
+    else the one sharing most of its words (the later on a tie: the newer statement)."""
+    said = candidate.said.strip().lower()
+    if said:
+        for position in range(len(texts) - 1, -1, -1):
+            if said in texts[position]:
+                return position
+    words = set(words_of(candidate.said or candidate.caption))
+    overlaps = [len(words & vocabulary) for vocabulary in vocabularies]
+    best = max(overlaps)
+    return max(position for position, overlap in enumerate(overlaps) if overlap == best)

@@ -1,0 +1,119 @@
+"""Recall with time (issue 33): which of a user's facts held on a day, which are past, and the
+timeline index that holds the facts an update closed beside the current ones.
+
+The default read ranks the user's current index and only leaves out an active fact whose
+`valid_to` has passed ("used to live in Paris"). `as_of` and a prompt about the past rank the
+timeline instead: one query more (its stamp), kept per process.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+import numpy as np
+from django.db import connection
+
+from core.lexicon import has_phrase
+from integrations.embeddings import current_model_id
+from memories.models import Memory
+from memories.periods import period_label
+from recall.index import (
+    LOCAL_MAX_USERS,
+    TIMELINE_ROWS,
+    UserIndex,
+    fetch_records,
+    index_build,
+    local_lock,
+    stamp_text,
+    timelines,
+)
+
+# The timeline's freshness: any change of its rows' text, status or time moves it.
+_STAMP_COLUMNS = (
+    "count(*), max(updated_at), coalesce(sum(hashtext(id || content_hash || embedding_model "
+    "|| status || coalesce(valid_from::text, '') || coalesce(valid_to::text, '') "
+    "|| stated_at::text)::bigint), 0)"
+)
+
+
+def user_timeline_get(*, end_user_id: int) -> UserIndex:
+    """The user's timeline index: the active memories and the superseded ones an update
+    closed (`valid_to` set), each with when it holds."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {_STAMP_COLUMNS} FROM {Memory._meta.db_table} "
+            f"WHERE end_user_id = %s AND {TIMELINE_ROWS}",
+            [end_user_id],
+        )
+        stamp = stamp_text(*cursor.fetchone())
+    model_id = current_model_id()
+    with local_lock:
+        index = timelines.get(end_user_id)
+    if index is not None and index.stamp == stamp and index.model_id == model_id:
+        return index
+    index = index_build(
+        end_user_id=end_user_id,
+        stamp=stamp,
+        model_id=model_id,
+        records=fetch_records(end_user_id, TIMELINE_ROWS),
+    )
+    with local_lock:
+        timelines[end_user_id] = index
+        timelines.move_to_end(end_user_id)
+        while len(timelines) > LOCAL_MAX_USERS:
+            timelines.popitem(last=False)
+    return index
+
+
+def current_rows(index: UserIndex, today: datetime.date) -> np.ndarray | None:
+    """The rows that hold today (not replaced, no end passed); None when all do, so the
+    default read ranks exactly as before."""
+    if index.valid_to is None or index.replaced is None:
+        return None
+    ended = (index.valid_to > 0) & (index.valid_to <= today.toordinal())
+    past = ended | index.replaced
+    return None if not past.any() else ~past
+
+
+def rows_held_on(index: UserIndex, day: datetime.date) -> np.ndarray:
+    """The rows that held on `day`: begun by then (`valid_from`, else the day it was said) and
+    not yet ended (`valid_to` is exclusive: the day the next fact took over)."""
+    at = day.toordinal()
+    size = index.size
+    valid_from = index.valid_from if index.valid_from is not None else np.zeros(size, np.int64)
+    valid_to = index.valid_to if index.valid_to is not None else np.zeros(size, np.int64)
+    stated = index.stated if index.stated is not None else np.zeros(size, np.int64)
+    began = np.where(valid_from > 0, valid_from, stated)
+    return (began <= at) & ((valid_to == 0) | (at < valid_to))
+
+
+def past_rows(index: UserIndex, today: datetime.date) -> np.ndarray:
+    """The rows that no longer hold: replaced by an update, or ended before today."""
+    current = current_rows(index, today)
+    return np.zeros(index.size, dtype=bool) if current is None else ~current
+
+
+def day_of(as_of: datetime.date | datetime.datetime) -> datetime.date:
+    """The UTC day of an `as_of` (a date is its own day)."""
+    if isinstance(as_of, datetime.datetime):
+        if as_of.tzinfo is not None:
+            as_of = as_of.astimezone(datetime.UTC)
+        return as_of.date()
+    return as_of
+
+
+def asks_about_past(prompt: str) -> bool:
+    """Whether a prompt asks about the user's past ("where did I use to work", "what was my
+    old car", "when did I start at Acme"): a phrase of the `past_cues` lexicon."""
+    return has_phrase(prompt, "past_cues")
+
+
+def period_of(index: UserIndex, row: int) -> str:
+    """The period label of one row ("since May 2025"), "" when its time is unknown."""
+    if index.valid_from is None or index.valid_to is None:
+        return ""
+    start, end = int(index.valid_from[row]), int(index.valid_to[row])
+    return period_label(
+        datetime.date.fromordinal(start) if start else None,
+        datetime.date.fromordinal(end) if end else None,
+    )
