@@ -36,6 +36,7 @@ from django.test.utils import override_settings
 
 from bench.llm import ItemCost, LLMServer, cost_summary
 from core.exceptions import UpstreamUnavailable
+from core.words import words_of
 from extraction.jobs import ExtractionFailed, extraction_perform
 from extraction.models import ExtractionJob
 from extraction.reader import offline_candidates
@@ -190,15 +191,26 @@ class LabelledLLM:
                 return content(json.dumps({"memories": [item]}))
         return content(json.dumps({"memories": []}))
 
+    def _labelled(self, text: str) -> tuple[Case | None, str]:
+        """The labelled side whose wording this is: word for word, or with words dropped by the
+        write (a relative time phrase leaves the caption and full text, issue 33)."""
+        if text in self.by_text:
+            return self.by_text[text]
+        said = set(words_of(text))
+        for full_text, found in self.by_text.items():
+            if len(said) >= 3 and said <= set(words_of(full_text)):
+                return found
+        return None, ""
+
     def _decisions(self, body: str) -> object:
         """One answer line per question: the labelled relation when the question pairs the
         case's second statement with its first, else compatible."""
         lines = []
         for line in body.splitlines():
             pair = json.loads(line.replace("\\u003c", "<").replace("\\u003e", ">"))
-            case, which = self.by_text.get(pair["new"], (None, ""))
+            case, which = self._labelled(pair["new"])
             label = "compatible"
-            if case is not None and which == "second" and pair["stored"] == case.first.full_text:
+            if case is not None and which == "second" and self._labelled(pair["stored"])[0] is case:
                 self.reached[case.id] = True
                 label = {"contradiction": "update", "restatement": "same"}.get(
                     case.kind, "compatible"
