@@ -77,8 +77,8 @@ def _examples() -> tuple[tuple[str, ...], ...]:
 
 
 EXAMPLES = _examples()
-# The domain of the user's people (partner, children, parents, friends), and the need for it
-# from which a first-person prompt is about them rather than the user alone.
+# The domain of the user's people (partner, children, parents, friends), and the need for it,
+# by meaning, from which a prompt is about them rather than the user alone.
 _PEOPLE = NAMES.index("family")
 PEOPLE_NEED = 0.5
 # Changes whenever a domain's words or descriptions do, so cached memberships are rebuilt.
@@ -203,6 +203,30 @@ def _registered(caption: str) -> np.ndarray:
     return found
 
 
+def _by_meaning(vector: np.ndarray, model_id: str) -> np.ndarray | None:
+    """How much a prompt needs each domain by its vector alone: its nearest example request and
+    the domains' descriptions; None when the embedder matches neither."""
+    by_vector = _by_vector(vector[None, :], model_id, "needed_for", PROMPT_COSINE)
+    by_examples = _by_examples(vector, model_id)
+    if by_vector is None and by_examples is None:
+        return None
+    by_meaning = np.zeros(len(DOMAINS), dtype=np.float32)
+    for found in (by_vector[0] if by_vector is not None else None, by_examples):
+        if found is not None:
+            by_meaning = np.maximum(by_meaning, found)
+    return by_meaning
+
+
+def people_need(vector: np.ndarray | None, model_id: str) -> float:
+    """How much a prompt needs the user's people by what it means ("what's a good anniversary
+    gift idea?"), not by a word the family domain lists: "date", "weekend" or "half" name no
+    one in "when's my due date?", "plan my weekend", "my half marathon"."""
+    if vector is None:
+        return 0.0
+    found = _by_meaning(vector, model_id)
+    return 0.0 if found is None else float(found[_PEOPLE])
+
+
 def needs(prompt: str, vector: np.ndarray | None, model_id: str) -> np.ndarray:
     """How much a prompt needs each domain's memories, (D,) in [0, 1]: its words or vector.
 
@@ -212,14 +236,8 @@ def needs(prompt: str, vector: np.ndarray | None, model_id: str) -> np.ndarray:
     words = _hits(_QUOTED.sub(" ", prompt), "needed_words")
     if vector is None:
         return words
-    by_meaning = np.zeros(len(DOMAINS), dtype=np.float32)
-    by_vector = _by_vector(vector[None, :], model_id, "needed_for", PROMPT_COSINE)
-    if by_vector is not None:
-        by_meaning = np.maximum(by_meaning, by_vector[0])
-    by_examples = _by_examples(vector, model_id)
-    if by_examples is not None:
-        by_meaning = np.maximum(by_meaning, by_examples)
-    if by_vector is None and by_examples is None:
+    by_meaning = _by_meaning(vector, model_id)
+    if by_meaning is None:
         return words
     if by_meaning.max() >= VECTOR_POINTS:
         # The vector points to what the request is about: a word of a domain it gives nothing
@@ -333,22 +351,28 @@ def episodic(prompt: str) -> bool:
     return bool(set(words[:QUESTION_WORD_WITHIN]) & lexicon("event_cues")) and not names(own)
 
 
-def about_self(
-    prompt: str, prompt_needs: np.ndarray | None = None, people: frozenset[str] = frozenset()
-) -> bool:
-    """Whether the prompt asks about the user themself: in the first person singular ("where
-    do i live?", "help me write a cover letter"), naming none of their people (no "mum",
-    "sister", "dog", no name, capitalised or one of `people`, the names the user's memories
-    give their people) and not needing the domain of the people around them (`needs`: "a
-    surprise for my other half", "a party for my youngest"). Such a prompt is answered by the
-    user's own facts first."""
-    if prompt_needs is not None and prompt_needs[_PEOPLE] >= PEOPLE_NEED:
+def about_self(prompt: str, people: frozenset[str] = frozenset(), people_need: float = 0.0) -> bool:
+    """Whether the prompt asks about the user themself ("where do i live?", "help me write a
+    cover letter", "good gloves for outdoor jobs?", "User's current place of employment"):
+    it names none of their people and speaks of no one else. No relation ("mum", "sister's",
+    "dog": `people`; "my other half": `relation_idioms`), no pronoun of another or of a group
+    with the user (`others_pronouns`: "get her", "should we"), no name (a capitalised word
+    that is not a day or a month, or one of `people`, the names the user's memories give their
+    people), and not needing their people by what it means (`people_need`, "what's a good
+    anniversary gift idea?"). Such a prompt is answered by the user's own facts first. A word
+    of the family domain does not decide it: "when's my due date?" or "plan my weekend" use
+    "date" and "weekend" and still ask about the user."""
+    if people_need >= PEOPLE_NEED:
         return False
     words = [word.removesuffix("'s").removesuffix("'") for word in words_of(_own_words(prompt))]
-    if not set(words) & lexicon("first_person_singular") or names(prompt) or people & set(words):
+    if people & set(words) or set(words) & lexicon("others_pronouns"):
+        return False
+    if any(name.lower() not in lexicon("calendar_names") for name in _whole_names(prompt)):
         return False
     padded = f" {' '.join(words)} "
-    return not any(f" {person} " in padded for person in lexicon("people"))
+    return not any(
+        f" {person} " in padded for person in lexicon("people") | lexicon("relation_idioms")
+    )
 
 
 def is_general(prompt: str) -> bool:
@@ -370,6 +394,15 @@ _FULL_NAME = re.compile(r"\b([A-Z][a-z]+) (?=[A-Z][a-z]+)")
 def names(prompt: str) -> list[str]:
     """Capitalised words past a sentence's start: names ("When did Caroline move?")."""
     return _NAME.findall(_QUOTED.sub(" ", prompt))
+
+
+# A capitalised word whole: "PhD" or "iPad" is no name.
+_WHOLE_NAME = re.compile(r"(?<=[^.!?]\s)[A-Z][a-z]+(?![A-Za-z])")
+
+
+def _whole_names(prompt: str) -> list[str]:
+    """The names of `names` that are whole words ("Caroline", not the "Ph" of "PhD")."""
+    return _WHOLE_NAME.findall(_QUOTED.sub(" ", prompt))
 
 
 def full_name_firsts(prompt: str) -> set[str]:

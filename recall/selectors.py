@@ -21,6 +21,7 @@ from recall.domains import (
     given_names,
     names,
     needs,
+    people_need,
     reading,
 )
 from recall.index import UserIndex
@@ -82,7 +83,9 @@ def memory_ranked(
         personal=personal,
         general=general,
         domains=wanted,
-        about_self=about_self(prompt, wanted, index.people_names),
+        about_self=about_self(
+            prompt, index.people_names, people_need(query_vector, index.model_id)
+        ),
         episodic=general and episodic(prompt),
     )
     ranked = rank(

