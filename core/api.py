@@ -64,6 +64,9 @@ def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict
     """The validated data of `serializer_class` over `data`, or a 400."""
     if isinstance(data, QueryDict):
         query_given_once(data)
+        if "" in data:
+            # "?=x" names no parameter: a malformed query, refused rather than ignored.
+            raise InvalidInput("A query parameter has no name (an '=' with nothing before it).")
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
@@ -196,12 +199,12 @@ def as_of_parse(value: Any) -> datetime.date | None:
     return moment.date()
 
 
-# What an `as_of` is, in the schema: a full date or an RFC 3339 date-time.
+# What an `as_of` is, in the schema: a full date or an RFC 3339 date-time. No `example`: Swagger
+# UI's "Try it out" fills a parameter's example in, and a past day would hide today's memories.
 AS_OF_SCHEMA = {
     "type": "string",
     "anyOf": [{"format": "date"}, {"format": "date-time"}],
     "maxLength": 40,
-    "example": "2025-03-01",
 }
 
 

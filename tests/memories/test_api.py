@@ -562,3 +562,15 @@ def test_a_query_parameter_given_twice_is_a_400_not_a_silent_choice(api, path):
 
     assert response.status_code == 400
     assert "given more than once: user_id" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    "path", ["/memories/relevant", "/memories/list", "/memories/context", "/memories/full"]
+)
+def test_a_query_parameter_with_no_name_is_a_400(api, path):
+    query = f"user_id={uuid.uuid4()}&prompt=coffee&ids=mem_AbCdEfGhIjKlMnOp&=null"
+
+    response = api.get(f"{path}?{query}")
+
+    assert response.status_code == 400
+    assert "has no name" in response.json()["error"]["message"]
