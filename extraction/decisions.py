@@ -302,8 +302,12 @@ def same_fact(candidate: Candidate, target: Neighbour) -> bool:
 
 def _in_other_words(candidate: Candidate, memory: KnownMemory) -> bool:
     """Whether the two say the same in other words (`extraction.restatements`), each read from
-    its caption: what recall shows, not what a full text or an earlier merge added."""
-    return restated_in_words(candidate_reading(candidate), reading(memory.caption))
+    its caption: what recall shows, not what a full text or an earlier merge added. The
+    wording the merge keeps (the longer full text, `_learn`) must hold the other's words; it
+    may add a detail, which the merged memory keeps."""
+    new, old = candidate_reading(candidate), reading(memory.caption)
+    kept = new if len(candidate.full_text) > len(memory.full_text) else old
+    return restated_in_words(new, old, kept)
 
 
 def _keeps_both(candidate: Candidate, memory: KnownMemory) -> bool:
