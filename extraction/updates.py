@@ -205,14 +205,15 @@ def _people_in(text: str) -> list[str]:
 
 
 def _unframed(caption: str) -> str:
-    """A caption without the frame a model wraps a fact in ("User mentioned a penicillin
-    allergy", "User said that ..."): the reporting word names no part of the fact, so two
-    wordings of one fact differ by it only (`memories.facets` reads facets past it too)."""
+    """A caption without the words that name no part of the fact, so that two wordings of one
+    fact differ by none of them: the frame a model wraps a fact in ("User mentioned a
+    penicillin allergy", "User said that ...", read past by `memories.facets` too) and a
+    naming word ("a dog called Rex" and "User's dog Rex"; "name" itself is a concept)."""
     words = caption.split()
     if len(words) > 2 and words[0].lower() == "user" and words[1].lower() in lexicon("reporting"):
-        rest = words[3:] if words[2].lower() == "that" else words[2:]
-        return " ".join(["User", *rest])
-    return caption
+        words = ["User", *(words[3:] if words[2].lower() == "that" else words[2:])]
+    naming = {entry for entry in lexicon("naming_words") if " " not in entry}
+    return " ".join(word for word in words if word.lower() not in naming)
 
 
 # A capitalised word after the first: a name ("User's boyfriend Tom ...").

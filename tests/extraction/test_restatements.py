@@ -77,6 +77,8 @@ def _rules_decide(stored: str, new: str, cosine: float = 0.5):
         ("User volunteers at a food bank", "User has volunteered at a food bank for 3 years"),
         # A model's reporting frame is no part of the fact.
         ("User has a fear of heights", "User mentioned a fear of heights"),
+        # "called" names no concept: the name said after the kind is the same name.
+        ("User's parrot is called Mango", "User's parrot Mango is an African grey"),
     ],
 )
 def test_a_restatement_with_an_added_detail_or_a_reporting_frame_merges(stored, new):
@@ -94,6 +96,7 @@ def test_a_restatement_with_an_added_detail_or_a_reporting_frame_merges(stored, 
         # Another person, another number, another polarity: never the same fact.
         ("User collects vinyl records", "User's brother collects vinyl records, mostly jazz"),
         ("User owns 2 kayaks", "User owns 3 kayaks and a canoe trailer"),
+        ("User's parrot is called Mango", "User's parrot Kiwi is an African grey"),
         ("User speaks Welsh", "User does not speak Welsh at home any more"),
     ],
 )
