@@ -26,6 +26,7 @@ import numpy as np
 from extraction.candidates import Candidate
 from extraction.restatements import restated_in_words
 from extraction.updates import Reading, link, reading, update
+from memories.attributes import PRACTICE
 from memories.comparison import Verdict, compare, distinct, restates, shares_attribute
 from memories.facets import Facet, facets_read, subject_of
 from memories.models import Memory, ReviewItem
@@ -291,13 +292,30 @@ def same_fact(candidate: Candidate, target: Neighbour) -> bool:
     or value into another's; two facts about one person are two memories."""
     if different_people(candidate, target.memory):
         return False
-    if distinct(candidate_facets(candidate), target.memory.facets):
+    if _distinct(candidate, target.memory):
         return False
     return (
         target.similarity >= NEAR_DUPLICATE_SIMILARITY
         or _keeps_both(candidate, target.memory)
         or _in_other_words(candidate, target.memory)
     )
+
+
+def _distinct(candidate: Candidate, memory: KnownMemory) -> bool:
+    """Whether the two visibly state different things of one kind (`comparison.distinct`): a
+    registry attribute read anywhere in either (another pet's name in a full text), an open
+    one ("practice:ask") only where both captions state it. A full text's aside ("... and
+    asked how to approach a team transfer") is not the fact, and two asides are no two values
+    of it."""
+    both = {f.attribute for f in facets_read(candidate.caption)} & {
+        f.attribute for f in facets_read(memory.caption)
+    }
+
+    def stated(facet: Facet) -> bool:
+        return not facet.attribute.startswith((f"{PRACTICE}:", "about:")) or facet.attribute in both
+
+    new = tuple(f for f in candidate_facets(candidate) if stated(f))
+    return distinct(new, tuple(f for f in memory.facets if stated(f)))
 
 
 def _in_other_words(candidate: Candidate, memory: KnownMemory) -> bool:

@@ -8,6 +8,7 @@ import uuid
 import numpy as np
 import pytest
 
+from extraction.candidates import Candidate
 from extraction.decisions import Action, decide
 from extraction.jobs import extraction_perform
 from extraction.restatements import restated_in_words
@@ -102,3 +103,43 @@ def test_a_restatement_with_an_added_detail_or_a_reporting_frame_merges(stored, 
 )
 def test_a_detail_the_kept_wording_would_lose_is_never_merged(stored, new):
     assert _rules_decide(stored, new).action != Action.MERGE
+
+
+def test_a_restatement_merges_whatever_the_two_full_texts_asked_besides():
+    # Each full text ends with what the user asked: two asides, not two values of the fact.
+    stored = known("mem_a", "User volunteers at a food bank", unit(1, 0, 0))
+    stored.full_text = "The user volunteers at a food bank and asked how to plan a fundraiser."
+    new = Candidate(
+        caption="User has volunteered at a food bank for 3 years",
+        full_text="The user has volunteered at a food bank for three years and asked for help "
+        "writing a thank-you letter to donors.",
+        category="personal",
+    )
+
+    [decision] = decide(
+        candidates=[new],
+        vectors=np.stack([unit(0.5, float(np.sqrt(0.75)), 0)]),
+        known=[stored],
+        advice=lambda position, candidate, neighbours: None,
+    )
+
+    assert (decision.action, decision.target) == (Action.MERGE, "mem_a")
+
+
+def test_another_pet_named_in_a_full_text_is_never_merged_away():
+    stored = known("mem_a", "User has a ferret", unit(1, 0, 0))
+    stored.full_text = "The user has a ferret called Pippin."
+    new = Candidate(
+        caption="User has a ferret",
+        full_text="The user has a ferret called Nutmeg who likes tunnels.",
+        category="personal",
+    )
+
+    [decision] = decide(
+        candidates=[new],
+        vectors=np.stack([unit(0.5, float(np.sqrt(0.75)), 0)]),
+        known=[stored],
+        advice=lambda position, candidate, neighbours: None,
+    )
+
+    assert decision.action != Action.MERGE
