@@ -320,12 +320,14 @@ def _distinct(candidate: Candidate, memory: KnownMemory) -> bool:
 
 def _in_other_words(candidate: Candidate, memory: KnownMemory) -> bool:
     """Whether the two say the same in other words (`extraction.restatements`), each read from
-    its caption: what recall shows, not what a full text or an earlier merge added. The
-    wording the merge keeps (the longer full text, `_learn`) must hold the other's words; it
-    may add a detail, which the merged memory keeps."""
+    its caption: what recall shows, not what a full text or an earlier merge added. A new
+    wording that the merge keeps (the longer full text, `_learn`) may add a detail to the
+    stored fact, which the merged memory keeps; a new fact that is only part of a longer stored
+    one ("fully remote" of "a data analyst at a charity, fully remote") is its own."""
     new, old = candidate_reading(candidate), reading(memory.caption)
-    kept = new if len(candidate.full_text) > len(memory.full_text) else old
-    return restated_in_words(new, old, kept)
+    if len(candidate.full_text) > len(memory.full_text):
+        return restated_in_words(new, old, kept=new)
+    return restated_in_words(new, old)
 
 
 def _keeps_both(candidate: Candidate, memory: KnownMemory) -> bool:

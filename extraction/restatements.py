@@ -27,8 +27,8 @@ def restated_in_words(new: Reading, old: Reading, kept: Reading | None = None) -
     does): when given, it alone must hold the other's content words, so a restatement that
     adds a detail ("User's cat Luna is a tabby" of "User's cat is Luna", "has banked with
     Lloyds since age 16" of "banks with Lloyds") merges into the wording that keeps the
-    detail. Without it, a fact inside a longer one ("fully remote" in "a data analyst at a
-    charity, fully remote") is its own: the longer one says more."""
+    detail. The caller passes it for a new wording only: a new fact inside a longer stored
+    one ("fully remote" in "a data analyst at a charity, fully remote") is its own."""
     if new.subject != old.subject or new.negative != old.negative:
         return False
     if new.ends or new.starts or new.corrects or new.additive or new.wish or old.wish:
