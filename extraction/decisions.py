@@ -26,6 +26,7 @@ import numpy as np
 from extraction.candidates import Candidate
 from extraction.restatements import restated_in_words
 from extraction.updates import Reading, link, reading, update
+from memories.attributes import PRACTICE
 from memories.comparison import Verdict, compare, distinct, restates, shares_attribute
 from memories.facets import Facet, facets_read, subject_of
 from memories.models import Memory, ReviewItem
@@ -291,7 +292,7 @@ def same_fact(candidate: Candidate, target: Neighbour) -> bool:
     or value into another's; two facts about one person are two memories."""
     if different_people(candidate, target.memory):
         return False
-    if distinct(candidate_facets(candidate), target.memory.facets):
+    if _distinct(candidate, target.memory):
         return False
     return (
         target.similarity >= NEAR_DUPLICATE_SIMILARITY
@@ -300,10 +301,33 @@ def same_fact(candidate: Candidate, target: Neighbour) -> bool:
     )
 
 
+def _distinct(candidate: Candidate, memory: KnownMemory) -> bool:
+    """Whether the two visibly state different things of one kind (`comparison.distinct`): a
+    registry attribute read anywhere in either (another pet's name in a full text), an open
+    one ("practice:ask") only where both captions state it. A full text's aside ("... and
+    asked how to approach a team transfer") is not the fact, and two asides are no two values
+    of it."""
+    both = {f.attribute for f in facets_read(candidate.caption)} & {
+        f.attribute for f in facets_read(memory.caption)
+    }
+
+    def stated(facet: Facet) -> bool:
+        return not facet.attribute.startswith((f"{PRACTICE}:", "about:")) or facet.attribute in both
+
+    new = tuple(f for f in candidate_facets(candidate) if stated(f))
+    return distinct(new, tuple(f for f in memory.facets if stated(f)))
+
+
 def _in_other_words(candidate: Candidate, memory: KnownMemory) -> bool:
     """Whether the two say the same in other words (`extraction.restatements`), each read from
-    its caption: what recall shows, not what a full text or an earlier merge added."""
-    return restated_in_words(candidate_reading(candidate), reading(memory.caption))
+    its caption: what recall shows, not what a full text or an earlier merge added. A new
+    wording that the merge keeps (the longer full text, `_learn`) may add a detail to the
+    stored fact, which the merged memory keeps; a new fact that is only part of a longer stored
+    one ("fully remote" of "a data analyst at a charity, fully remote") is its own."""
+    new, old = candidate_reading(candidate), reading(memory.caption)
+    if len(candidate.full_text) > len(memory.full_text):
+        return restated_in_words(new, old, kept=new)
+    return restated_in_words(new, old)
 
 
 def _keeps_both(candidate: Candidate, memory: KnownMemory) -> bool:

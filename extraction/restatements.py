@@ -19,15 +19,22 @@ def _holds(kept: Reading, other: Reading) -> bool:
     return bool(other.words) and other.words <= kept.concepts and other.people <= kept.people
 
 
-def restated_in_words(new: Reading, old: Reading) -> bool:
-    """Whether the two say the same in other words, so that merging them loses nothing
-    whichever wording is kept: the same person and polarity, no cue on the new one, and each
-    holds the other's content words. A fact inside a longer one ("fully remote" in "a data
-    analyst at a charity, fully remote") is its own: the longer one says more."""
+def restated_in_words(new: Reading, old: Reading, kept: Reading | None = None) -> bool:
+    """Whether the two say the same in other words, so that merging them loses nothing: the
+    same person and polarity, no cue on the new one, and each holds the other's content words.
+
+    `kept` is the wording a merge keeps (the longer, as `memories.services.memory_merge`
+    does): when given, it alone must hold the other's content words, so a restatement that
+    adds a detail ("User's cat Luna is a tabby" of "User's cat is Luna", "has banked with
+    Lloyds since age 16" of "banks with Lloyds") merges into the wording that keeps the
+    detail. The caller passes it for a new wording only: a new fact inside a longer stored
+    one ("fully remote" in "a data analyst at a charity, fully remote") is its own."""
     if new.subject != old.subject or new.negative != old.negative:
         return False
     if new.ends or new.starts or new.corrects or new.additive or new.wish or old.wish:
         return False
     if new.scopes != old.scopes:
         return False  # "at work" and "at home" are two facts
+    if kept is not None:
+        return _holds(kept, old if kept is new else new)
     return _holds(new, old) and _holds(old, new)

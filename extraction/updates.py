@@ -204,6 +204,18 @@ def _people_in(text: str) -> list[str]:
     ]
 
 
+def _unframed(caption: str) -> str:
+    """A caption without the words that name no part of the fact, so that two wordings of one
+    fact differ by none of them: the frame a model wraps a fact in ("User mentioned a
+    penicillin allergy", "User said that ...", read past by `memories.facets` too) and a
+    naming word ("a dog called Rex" and "User's dog Rex"; "name" itself is a concept)."""
+    words = caption.split()
+    if len(words) > 2 and words[0].lower() == "user" and words[1].lower() in lexicon("reporting"):
+        words = ["User", *(words[3:] if words[2].lower() == "that" else words[2:])]
+    naming = {entry for entry in lexicon("naming_words") if " " not in entry}
+    return " ".join(word for word in words if word.lower() not in naming)
+
+
 # A capitalised word after the first: a name ("User's boyfriend Tom ...").
 _NAME = re.compile(r"(?<!^)\b[A-Z][\w'-]*")
 
@@ -258,7 +270,7 @@ def reading(
     subject = subject_of(caption)
     # The clause may hold other facts of the same message ("I live in Berlin and I work at
     # Acme"): of it, only the cues and the people it names ("tom and i broke up") are read.
-    lemmas = _lemmas(caption) + _people_in(said)
+    lemmas = _lemmas(_unframed(caption)) + _people_in(said)
     cue_words = _cue_words()
     words = frozenset(w for w in lemmas if w not in _stop_words() and w not in cue_words)
     said_of = [f for f in facets if _registry(f) and f.attribute != "owns"]

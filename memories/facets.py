@@ -76,13 +76,15 @@ def _opens(words: list[str], phrase: tuple[str, ...]) -> list[str] | None:
     return None
 
 
-def _strip(words: list[str], name: str) -> list[str]:
-    """`words` without the entries of a lexicon it opens with (one or two words each)."""
+def _strip(words: list[str], name: str, keep: str = "") -> list[str]:
+    """`words` without the entries of a lexicon it opens with (one or two words each), up to
+    one of the lexicon `keep` ("never" is an adverb, and a negator the caller reads)."""
     entries = lexicon(name)
+    kept = lexicon(keep) if keep else frozenset()
     while words:
         if " ".join(words[:2]) in entries:
             words = words[2:]
-        elif words[0] in entries:
+        elif words[0] in entries and words[0] not in kept:
             words = words[1:]
         else:
             break
@@ -356,7 +358,7 @@ def _negated(words: list[str]) -> tuple[list[str], bool]:
 
 def _predicate(subject: str, words: list[str]) -> list[Facet]:
     past = False
-    words = _strip(words, "adverbs")
+    words = _strip(words, "adverbs", keep="negators")  # "never" is read as a negation below
     if words[:2] == ["has", "been"] and words[2:3] != ["to"]:  # "has been a Liverpool fan"
         words = ["is", *words[2:]]
     if words[:2] == ["used", "to"]:

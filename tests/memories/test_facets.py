@@ -110,3 +110,26 @@ def test_a_person_written_two_ways_is_one_person_but_two_pets_stay_two():
     assert subject_of("User's kitten is called Mo") != subject_of("User's cat is called Bo")
     stored = Facet.of({"subject": "mother", "attribute": "age", "value": "70"})
     assert stored.subject == subject_of("User's mum is 70")
+
+
+@pytest.mark.parametrize(
+    "caption",
+    [
+        "User never eats mushrooms",
+        "User stated they never eat mushrooms",
+        "User honestly never eats mushrooms",
+    ],
+)
+def test_never_is_read_as_a_negation_not_dropped_as_an_adverb(caption):
+    [facet] = [f for f in facets_read(caption) if f.attribute == "practice:eat"]
+
+    assert (facet.value, facet.positive) == ("mushroom", False)
+
+
+def test_a_fact_said_with_never_restates_one_said_with_not():
+    found = compare(
+        facets_read("User stated they never eat mushrooms"),
+        facets_read("User does not eat mushrooms"),
+    )
+
+    assert found is not None and found.verdict == Verdict.SAME
