@@ -7,7 +7,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 COPY pyproject.toml README.md ./
-COPY config ./config
+COPY memory_platform ./memory_platform
 COPY core ./core
 COPY tenants ./tenants
 COPY integrations ./integrations
@@ -24,4 +24,4 @@ USER app
 
 EXPOSE 8000
 # The same command `make run` serves with; compose overrides it for the worker and beat.
-CMD ["gunicorn", "config.wsgi", "--config", "python:config.gunicorn_conf", "--bind", "0.0.0.0:8000", "--workers", "2"]
+CMD ["gunicorn", "memory_platform.wsgi", "--config", "python:memory_platform.gunicorn_conf", "--bind", "0.0.0.0:8000", "--workers", "2"]

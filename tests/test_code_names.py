@@ -23,7 +23,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = frozenset(
     {
-        "config",
+        "memory_platform",
         "core",
         "tenants",
         "integrations",

@@ -4,7 +4,7 @@ import os
 
 from celery import Celery, signals
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_platform.settings")
 
 app = Celery("memory_platform")
 app.config_from_object("django.conf:settings", namespace="CELERY")
@@ -15,6 +15,6 @@ app.autodiscover_tasks()
 @signals.beat_init.connect
 def _local_install_prepare(**_: object) -> None:
     """A worker or beat started by hand (`make worker`) finds the embedded servers running."""
-    from config import local
+    from memory_platform import local
 
     local.prepare()

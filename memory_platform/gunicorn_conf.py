@@ -48,11 +48,11 @@ util.write_error = _json_error
 def on_starting(server: Any) -> None:
     """In the master, before any worker loads Django: the local install's servers and files,
     then the request timeout that the LLM's budget needs (unless --timeout was given)."""
-    from config import local
+    from memory_platform import local
 
     local.prepare()
     # After `prepare`: the settings read what it found (a Valkey that could not start).
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_platform.settings")
     from django.conf import settings
 
     option = server.cfg.settings["timeout"]

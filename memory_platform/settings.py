@@ -1,7 +1,7 @@
 """Settings for the memory platform, read from the environment with defaults that just work.
 
 Importing them starts nothing and writes nothing: paths of the local install are computed
-(config.local), and `config.local.prepare` creates them and starts the
+(memory_platform.local), and `memory_platform.local.prepare` creates them and starts the
 embedded servers for the commands that need them.
 
 With no environment variable at all the service runs on an embedded PostgreSQL (data under
@@ -22,8 +22,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from config import local
-from config.embedded import postgres_socket_dir, valkey_socket_path
+from memory_platform import local
+from memory_platform.embedded import postgres_socket_dir, valkey_socket_path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -146,7 +146,7 @@ if HTTPS:
 
 INSTALLED_APPS = [
     # django.contrib.admin, with the "Memory platform" site and its dashboard.
-    "config.apps.MemoryAdminConfig",
+    "memory_platform.apps.MemoryAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -159,7 +159,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     # Failed admin logins, counted per account and per address (the guarded login).
     "axes",
-    "config",
+    "memory_platform",
     "tenants",
     "memories",
     "extraction",
@@ -205,15 +205,15 @@ AXES_DISABLE_ACCESS_LOG = True
 PROXY_COUNT = env_int("DJANGO_PROXY_COUNT", 1, minimum=1) if HTTPS else 0
 AXES_CLIENT_IP_CALLABLE = "core.requests.client_address"
 
-ROOT_URLCONF = "config.urls"
-WSGI_APPLICATION = "config.wsgi.application"
+ROOT_URLCONF = "memory_platform.urls"
+WSGI_APPLICATION = "memory_platform.wsgi.application"
 # The API's paths are a contract without trailing slashes; never redirect them.
 APPEND_SLASH = False
 
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        # The root templates/, through the symlink config/templates: the same path in a
+        # The root templates/, through the symlink memory_platform/templates: the same path in a
         # checkout and in an installed wheel, which carries the files there (pyproject.toml).
         "DIRS": [Path(__file__).resolve().parent / "templates"],
         "APP_DIRS": True,
@@ -324,8 +324,9 @@ CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 # could not be acknowledged, is delivered again later and finds the job done. True (Celery 6's
 # default) would kill it and leave the job `running` for the stalled-job replay.
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
-# Without gossip, mingle and heartbeats, which a broker restart can crash (config.celery_worker).
-CELERY_WORKER_CONSUMER = "config.celery_worker:Consumer"
+# Without gossip, mingle and heartbeats, which a broker restart can crash
+# (memory_platform.celery_worker).
+CELERY_WORKER_CONSUMER = "memory_platform.celery_worker:Consumer"
 
 # --- the memory service --------------------------------------------------------------------
 
@@ -338,8 +339,9 @@ MEMORY_LLM_MAX_RETRIES = env_int("MEMORY_LLM_MAX_RETRIES", 2, minimum=0)
 MEMORY_LLM_BACKOFF = env_float("MEMORY_LLM_BACKOFF", 0.5)
 # The longest one synchronous extraction may wait on the LLM: its calls (two tries at the
 # extraction, one decision call), each with every retry, its timeout and the backoff between
-# retries. The web server's request timeout follows it (config.gunicorn_conf), so a slow model
-# answers a 502 with the job or the memories, never a worker killed mid-request (a 500).
+# retries. The web server's request timeout follows it (memory_platform.gunicorn_conf), so a
+# slow model answers a 502 with the job or the memories, never a worker killed mid-request (a
+# 500).
 MEMORY_LLM_CALLS_PER_EXTRACTION = 3
 _LLM_CALL_BUDGET = (MEMORY_LLM_MAX_RETRIES + 1) * MEMORY_LLM_TIMEOUT + MEMORY_LLM_BACKOFF * (
     2 ** (MEMORY_LLM_MAX_RETRIES + 1)
