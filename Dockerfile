@@ -8,6 +8,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY memory_platform ./memory_platform
+# The wiring's old name (re-exports), for start commands written before the rename.
+COPY config ./config
 COPY core ./core
 COPY tenants ./tenants
 COPY integrations ./integrations

@@ -28,6 +28,7 @@ from wsgiref.simple_server import WSGIRequestHandler, make_server
 WIRING = "memory_platform"
 APPS = [
     WIRING,
+    "config",
     "core",
     "tenants",
     "integrations",

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = frozenset(
     {
         "memory_platform",
+        "config",
         "core",
         "tenants",
         "integrations",

@@ -1,0 +1,3 @@
+"""config.urls, from before the rename: memory_platform.urls."""
+
+from memory_platform.urls import *  # noqa: F403
