@@ -7,6 +7,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 COPY pyproject.toml README.md ./
+COPY memory_platform ./memory_platform
+# The wiring's old name (re-exports), for start commands written before the rename.
 COPY config ./config
 COPY core ./core
 COPY tenants ./tenants
@@ -24,4 +26,4 @@ USER app
 
 EXPOSE 8000
 # The same command `make run` serves with; compose overrides it for the worker and beat.
-CMD ["gunicorn", "config.wsgi", "--config", "python:config.gunicorn_conf", "--bind", "0.0.0.0:8000", "--workers", "2"]
+CMD ["gunicorn", "memory_platform.wsgi", "--config", "python:memory_platform.gunicorn_conf", "--bind", "0.0.0.0:8000", "--workers", "2"]

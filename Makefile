@@ -59,10 +59,10 @@ format: install
 	$(VENV)/bin/ruff format .
 
 worker: install
-	$(VENV)/bin/celery -A config worker --loglevel INFO
+	$(VENV)/bin/celery -A memory_platform worker --loglevel INFO
 
 beat: install
-	$(VENV)/bin/celery -A config beat --loglevel INFO
+	$(VENV)/bin/celery -A memory_platform beat --loglevel INFO
 
 db-stop:
 	@test -x $(PY) && $(PY) manage.py embedded stop || true

@@ -7,9 +7,9 @@ import sys
 
 def main() -> None:
     """Run administrative tasks, after starting the embedded servers the command needs."""
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    from config import local
-    from config.embedded import EmbeddedServerError
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_platform.settings")
+    from memory_platform import local
+    from memory_platform.embedded import EmbeddedServerError
 
     if local.needs_servers(sys.argv):
         try:

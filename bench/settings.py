@@ -6,7 +6,7 @@ The production settings never install `bench`, so its commands stay out of `mana
 and nothing of it ships in the wheel.
 """
 
-from config.settings import *  # noqa: F403
-from config.settings import INSTALLED_APPS
+from memory_platform.settings import *  # noqa: F403
+from memory_platform.settings import INSTALLED_APPS
 
 INSTALLED_APPS = [*INSTALLED_APPS, "bench"]

@@ -1,9 +1,5 @@
-"""ASGI entry point."""
+"""config.asgi, from before the rename: memory_platform.asgi's application."""
 
-import os
+from memory_platform.asgi import application
 
-from django.core.asgi import get_asgi_application
-
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-
-application = get_asgi_application()
+__all__ = ["application"]

@@ -1,20 +1,5 @@
-"""The Celery application; configuration comes from Django settings (CELERY_*)."""
+"""`celery -A config`, from before the rename: memory_platform's Celery application."""
 
-import os
+from memory_platform.celery import app
 
-from celery import Celery, signals
-
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-
-app = Celery("memory_platform")
-app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks()
-
-
-@signals.celeryd_init.connect
-@signals.beat_init.connect
-def _local_install_prepare(**_: object) -> None:
-    """A worker or beat started by hand (`make worker`) finds the embedded servers running."""
-    from config import local
-
-    local.prepare()
+__all__ = ["app"]

@@ -1,9 +1,5 @@
-"""WSGI entry point, served by gunicorn."""
+"""`gunicorn config.wsgi`, from before the rename: memory_platform.wsgi's application."""
 
-import os
+from memory_platform.wsgi import application
 
-from django.core.wsgi import get_wsgi_application
-
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-
-application = get_wsgi_application()
+__all__ = ["application"]

@@ -32,7 +32,7 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-WIRING = "config"
+WIRING = "memory_platform"
 TEMPLATES = "templates"
 
 
@@ -48,7 +48,7 @@ def _run(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None 
 def repository_files() -> list[str]:
     """The files a clone would have, with the working tree's edits (tracked or new, not ignored)."""
     listed = _run("git", "ls-files", "--cached", "--others", "--exclude-standard", cwd=ROOT)
-    # A symlink counts (config/templates), a deleted file that git still lists does not.
+    # A symlink counts (memory_platform/templates), a deleted file that git still lists does not.
     return [n for n in listed.splitlines() if (ROOT / n).is_file() or (ROOT / n).is_symlink()]
 
 

@@ -25,8 +25,18 @@ import uuid
 from pathlib import Path
 from wsgiref.simple_server import WSGIRequestHandler, make_server
 
-WIRING = "config"
-APPS = [WIRING, "core", "tenants", "integrations", "memories", "extraction", "recall", "agents"]
+WIRING = "memory_platform"
+APPS = [
+    WIRING,
+    "config",
+    "core",
+    "tenants",
+    "integrations",
+    "memories",
+    "extraction",
+    "recall",
+    "agents",
+]
 INSTALLED = Path(sysconfig.get_path("purelib")).resolve()
 
 

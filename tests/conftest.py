@@ -12,7 +12,7 @@ from tests.factories import EndUserFactory, TenantFactory, api_key_for
 
 def pytest_configure(config: pytest.Config) -> None:
     """Start the embedded PostgreSQL (settings start nothing): the session's one entry point."""
-    from config import local
+    from memory_platform import local
 
     local.prepare()
 

@@ -1,11 +1,14 @@
 """The dependency rule, read from the source tree: apps depend one way and no module circles.
 
-    core, integrations  <-  tenants  <-  memories  <-  extraction | recall  <-  agents  <-  config
+    core, integrations  <-  tenants  <-  memories  <-  extraction | recall  <-  agents
+        <-  memory_platform  <-  config
 
 `core` is the kernel every app imports (errors, metrics, request ids, logging, the API's
 plumbing); `integrations` the clients of outside services (they report to core's metrics and
-request context). `config` is the wiring on top: settings, urls, the admin site, wsgi, Celery,
-gunicorn, the embedded servers. `bench` is dev-only and nothing imports it. `testing` holds the
+request context). `memory_platform` is the wiring on top: settings, urls, the admin site, wsgi,
+Celery, gunicorn, the embedded servers. `config` is its old name, kept as re-exports for
+installs that still name config.settings or config.wsgi: it imports the wiring only, and
+nothing imports it. `bench` is dev-only and nothing imports it. `testing` holds the
 test doubles the tests and the benches share (the LLM stub): the bench may import it, no runtime
 package may, and it imports nothing of the project.
 
@@ -28,7 +31,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ("core", "integrations", "tenants", "memories", "extraction", "recall", "agents")
-PACKAGES = (*LAYERS, "config", "bench", "testing")
+PACKAGES = (*LAYERS, "memory_platform", "config", "bench", "testing")
 
 # What each top-level package may import of the others (itself always).
 ALLOWED: dict[str, set[str]] = {
@@ -42,19 +45,21 @@ ALLOWED: dict[str, set[str]] = {
     # The agent tools front both extraction (remember) and recall (recall, context).
     "agents": {"core", "integrations", "tenants", "memories", "extraction", "recall"},
     # The wiring composes every layer.
-    "config": set(LAYERS),
-    "bench": {*LAYERS, "config", "testing"},
+    "memory_platform": set(LAYERS),
+    # The wiring's old name: re-exports of it, for installs made before the rename.
+    "config": {"memory_platform"},
+    "bench": {*LAYERS, "memory_platform", "testing"},
     # Doubles of the outside world; what they need of the project is handed in.
     "testing": set(),
 }
-RUNTIME = (*LAYERS, "config")
+RUNTIME = (*LAYERS, "memory_platform", "config")
 # Services not named so: the extraction job's life and the write pipeline, the context.
 SERVICE_MODULES = {"extraction.jobs", "extraction.pipeline", "recall.context"}
 # Modules of one concept allowed past the size limit; each says why in its docstring.
 LONG_MODULES: set[str] = set()
 MAX_LINES = 500
 # Named in DJANGO_SETTINGS_MODULE, which Django reads from the environment: not imported by name.
-SETTINGS_MODULES = {"config.settings", "bench.settings"}
+SETTINGS_MODULES = {"memory_platform.settings", "config.settings", "bench.settings"}
 # A Celery task's name, kept from when Celery named it by its path (queued messages still run).
 TASK_NAMES = {"extraction.tasks.extraction_job_run_task"}
 # A dotted name in a string: "memories.urls", "core.jsonlog.JsonFormatter".
@@ -160,11 +165,11 @@ def test_strings_naming_a_module_and_package_inits_count_as_imports(tmp_path):
         'urlpatterns = [include("memories.urls")]\n'
         'AUTH = ["tenants.authentication.TenantAPIKeyAuthentication"]\n'
         '"""A docstring naming memories.models is prose."""\n'
-        'SETTINGS = "config.settings"\n'
+        'SETTINGS = "memory_platform.settings"\n'
     )
-    known = {"memories", "memories.urls", "tenants.authentication", "config.settings"}
+    known = {"memories", "memories.urls", "tenants.authentication", "memory_platform.settings"}
 
-    found = sorted(_imports("config.urls", source, known))
+    found = sorted(_imports("memory_platform.urls", source, known))
 
     assert found == [("memories.urls", 1), ("tenants.authentication", 2)]
     assert _with_packages("memories.admin.review", {"memories.admin", "memories.admin.review"}) == [
@@ -178,8 +183,8 @@ def test_the_source_tree_is_read():
     assert ("memories.models", 9) in graph["extraction.models"]
     assert any(target == "extraction.jobs" for target, _ in graph["extraction.tasks"])
     # The wiring's string references: an app's urls, the authentication class.
-    assert any(target == "memories.urls" for target, _ in graph["config.urls"])
-    settings_targets = {target for target, _ in graph["config.settings"]}
+    assert any(target == "memories.urls" for target, _ in graph["memory_platform.urls"])
+    settings_targets = {target for target, _ in graph["memory_platform.settings"]}
     assert "tenants.authentication" in settings_targets
 
 
@@ -252,7 +257,7 @@ def test_no_runtime_module_grows_past_the_size_limit_unless_it_is_one_concept():
 def test_the_bench_app_is_not_installed_by_the_production_settings():
     from django.conf import settings
 
-    from config import settings as production
+    from memory_platform import settings as production
 
     assert "bench" not in production.INSTALLED_APPS
     assert "bench" not in settings.INSTALLED_APPS

@@ -23,6 +23,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = frozenset(
     {
+        "memory_platform",
         "config",
         "core",
         "tenants",

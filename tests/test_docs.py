@@ -30,10 +30,10 @@ CONFIGURATION = ROOT / "docs" / "configuration.md"
 README_MAX_LINES = 250
 
 # The settings module.
-SETTINGS_FILES = ("config/settings.py",)
+SETTINGS_FILES = ("memory_platform/settings.py",)
 # Packages that run in production; any environment read in them must be documented too.
 RUNTIME_PACKAGES = (
-    "config",
+    "memory_platform",
     "core",
     "tenants",
     "integrations",
@@ -440,9 +440,9 @@ def test_undocumented_names_what_the_page_lacks():
 
 def test_settings_paths_finds_the_settings_module(tmp_path):
     assert settings_paths(tmp_path) == []
-    (tmp_path / "config").mkdir()
-    (tmp_path / "config" / "settings.py").write_text("")
-    assert settings_paths(tmp_path) == [tmp_path / "config" / "settings.py"]
+    (tmp_path / "memory_platform").mkdir()
+    (tmp_path / "memory_platform" / "settings.py").write_text("")
+    assert settings_paths(tmp_path) == [tmp_path / "memory_platform" / "settings.py"]
 
 
 def test_system_message_problems_finds_an_empty_system_message_and_a_dropped_context():

@@ -15,14 +15,14 @@ import uuid
 
 import pytest
 
-from config.management.commands.run_local import ready_block
 from core.user_ids import USER_ID_MAX_LENGTH, USER_ID_PATTERN
+from memory_platform.management.commands.run_local import ready_block
 from tenants.models import ConflictPolicy, Tenant
 from tests.test_docs import README, environment_reads
 
 # A first screen: the quick start starts within it.
 FIRST_SCREEN_LINES = 20
-SETTINGS = README.parent / "config" / "settings.py"
+SETTINGS = README.parent / "memory_platform" / "settings.py"
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,8 @@ def test_it_shows_the_block_make_run_prints_last_with_the_login_and_the_key(quic
     inner = [line[3:-3].rstrip() for line in shown.splitlines()[1:-1]]
     credentials = [line for line in inner if line.startswith(("Admin:", "API docs:", "API key"))]
     base = "http://127.0.0.1:8000"
-    # bootstrap_local's three lines (tests/config/test_local_run.py holds them to its output).
+    # bootstrap_local's three lines (tests/memory_platform/test_local_run.py holds them to its
+    # output).
     assert re.fullmatch(rf"Admin:    {base}/admin/  user 'admin'  password \S+", credentials[0])
     assert credentials[1] == f"API docs: {base}/api/docs/"
     assert re.fullmatch(r"API key \(tenant 'local'\): \S+", credentials[2])

@@ -150,7 +150,8 @@ def memories_seed(
                     "SELECT 'mem_' || substr(md5(u.id::text || ':' || g::text || %s), 1, 16), "
                     "u.id, p.caption, p.full_text, 'other', 0.9, 'active', p.content_hash, "
                     "p.embedding, %s, now() - (%s - g) * interval '1 minute', now(), 0, '', true, "
-                    "now() - (%s - g) * interval '1 minute', now() - (%s - g) * interval '1 minute' "
+                    "now() - (%s - g) * interval '1 minute', "
+                    "now() - (%s - g) * interval '1 minute' "
                     "FROM unnest(%s::bigint[]) AS u(id) "
                     "CROSS JOIN generate_series(0, %s - 1) AS g "
                     "JOIN bench_pool p ON p.n = (u.id * 7919 + g * 31) %% %s",

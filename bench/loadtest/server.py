@@ -31,12 +31,12 @@ def gunicorn_process(
     workers: int,
     env: dict[str, str],
     timeout: float = 90,
-    wsgi: str = "config.wsgi",
+    wsgi: str = "memory_platform.wsgi",
 ) -> Iterator[subprocess.Popen]:
     """Serve the project under gunicorn (as `make run` does) on `port` until the block ends."""
     binary = Path(sys.executable).parent / "gunicorn"
     command = [
-        str(binary), wsgi, "--config", "python:config.gunicorn_conf",
+        str(binary), wsgi, "--config", "python:memory_platform.gunicorn_conf",
         "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--backlog", "256",
     ]  # fmt: skip
     # Its log goes to a file, never an unread pipe: once a pipe's 64 KiB fill up (a warning per

@@ -6,7 +6,7 @@ import os
 import time
 from collections.abc import Callable
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_platform.settings")
 
 from django.core.wsgi import get_wsgi_application
 

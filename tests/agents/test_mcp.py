@@ -27,7 +27,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from agents.tools import TOOLS
-from config.embedded import stop_embedded_postgres
+from memory_platform.embedded import stop_embedded_postgres
 from tests.processes import ROOT, clean_env, free_port, gunicorn, manage
 
 TENANT = "mcp-agent"

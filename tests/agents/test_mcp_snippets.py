@@ -26,7 +26,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from config.embedded import stop_embedded_postgres
+from memory_platform.embedded import stop_embedded_postgres
 from tests.processes import ROOT, clean_env, free_port, gunicorn, manage
 
 DOCUMENTS = ("README.md", "docs/agents.md")

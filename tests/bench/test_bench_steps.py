@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from config.embedded import stop_embedded_postgres
+from memory_platform.embedded import stop_embedded_postgres
 from tests.processes import clean_env, manage
 
 # A loaded machine makes every phase slower (a new cluster, gunicorn's workers booting, the

@@ -20,7 +20,7 @@ from memory_platform_client import (
     ValidationError,
 )
 
-from config.embedded import stop_embedded_postgres
+from memory_platform.embedded import stop_embedded_postgres
 from tests.processes import clean_env, free_port, gunicorn, manage
 
 CONVERSATION = [

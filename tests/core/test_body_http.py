@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from config.embedded import stop_embedded_postgres
+from memory_platform.embedded import stop_embedded_postgres
 from tests.processes import clean_env, free_port, gunicorn, manage
 
 

@@ -18,11 +18,11 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from rest_framework.test import APIClient
 
-from config.embedded import stop_embedded_postgres
-from config.management.commands.run_local import metrics_files_clear
 from core.requests import request_tenant_get
 from extraction.jobs import extraction_job_run, extraction_job_submit
 from integrations.llm import chat
+from memory_platform.embedded import stop_embedded_postgres
+from memory_platform.management.commands.run_local import metrics_files_clear
 from testing.llm_stub import content
 from tests.factories import api_key_for, conflict_make
 from tests.processes import ROOT, clean_env, free_port, gunicorn, manage
@@ -126,7 +126,7 @@ def test_an_address_that_is_no_network_stops_startup_naming_the_variable(tmp_pat
     env = clean_env(MEMORY_DATA_DIR=str(tmp_path), METRICS_ALLOWED_IPS="10.0.0.0/8,10.0.0.0/33")
 
     result = subprocess.run(
-        [sys.executable, "-c", "import config.settings"],
+        [sys.executable, "-c", "import memory_platform.settings"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
 

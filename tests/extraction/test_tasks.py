@@ -12,12 +12,12 @@ import uuid
 import pytest
 from celery.contrib.testing.worker import start_worker
 
-from config.celery import app as celery_app
 from core.jsonlog import JsonFormatter
 from core.requests import request_context
 from extraction.jobs import JOB_RUN_TASK, extraction_perform
 from extraction.models import ExtractionJob
 from extraction.tasks import extraction_job_run_task
+from memory_platform.celery import app as celery_app
 from tests.factories import TenantFactory
 from tests.scripted_llm import ScriptedLLM, fact
 

@@ -306,7 +306,7 @@ def test_a_clause_without_a_time_never_loads_the_date_parser():
         " the oboe'));"
         "print('dateparser' in sys.modules)"
     )
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "memory_platform.settings"}
     root = Path(__file__).resolve().parents[2]
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, check=True

@@ -1,6 +1,6 @@
 """Extractions over HTTP through gunicorn with the LLM path: no 5xx, no lost conversation.
 
-The service runs as `make run` runs it (gunicorn with `config.gunicorn_conf`, whose worker
+The service runs as `make run` runs it (gunicorn with `memory_platform.gunicorn_conf`, whose worker
 timeout follows the LLM budget), with `MEMORY_EXTRACTOR=llm` against the server the bench is
 given (or its in-process stub). Every conversation must come back 201/200, or 502 with the
 `job_id` of the failed job that keeps it; afterwards the bench tenant must hold one job per

@@ -108,7 +108,7 @@ class Command(BaseCommand):
         # limit would turn a load test into a 429 test.
         env.update(
             {
-                "DJANGO_SETTINGS_MODULE": "config.settings",
+                "DJANGO_SETTINGS_MODULE": "memory_platform.settings",
                 "MEMORY_RATE_LIMIT": "1000000000",
                 "LOG_LEVEL": "WARNING",
             },

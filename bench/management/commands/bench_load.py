@@ -79,7 +79,7 @@ class Command(BaseCommand):
     def _env(self, redis_url: str, options: dict[str, Any]) -> dict[str, str]:
         env = dict(os.environ)
         env.update(
-            DJANGO_SETTINGS_MODULE="config.settings",
+            DJANGO_SETTINGS_MODULE="memory_platform.settings",
             REDIS_URL=redis_url,
             CELERY_TASK_ALWAYS_EAGER="0",
             MEMORY_RATE_LIMIT=str(options["rate_limit"]),
@@ -142,7 +142,7 @@ class Command(BaseCommand):
 def _celery_worker(env: dict[str, str]) -> Iterator[subprocess.Popen]:
     """One Celery worker process (concurrency 1) until the block ends."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker",
+        [sys.executable, "-m", "celery", "-A", "memory_platform", "worker",
          "--concurrency", "1", "--loglevel", "WARNING", "--without-gossip", "--without-mingle"],
         cwd=settings.BASE_DIR, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip

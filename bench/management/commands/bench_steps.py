@@ -97,7 +97,7 @@ class Command(BaseCommand):
         # The server runs the production settings; the rate limit would turn this into a 429
         # test.
         env.update(
-            DJANGO_SETTINGS_MODULE="config.settings",
+            DJANGO_SETTINGS_MODULE="memory_platform.settings",
             MEMORY_RATE_LIMIT="1000000000",
             LOG_LEVEL="WARNING",
             BENCH_STEPS=",".join([*READ_PATH_STEPS, *options["step"]]),

@@ -11,7 +11,7 @@ from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, settings
 from schemathesis import checks
 
-from config.wsgi import application
+from memory_platform.wsgi import application
 from tests.factories import TenantFactory, api_key_for
 
 schema = schemathesis.openapi.from_dict(SchemaGenerator().get_schema(request=None, public=True))

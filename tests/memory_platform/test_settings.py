@@ -5,7 +5,7 @@ import sys
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config import settings as app_settings
+from memory_platform import settings as app_settings
 from tests.processes import ROOT, clean_env
 
 
@@ -21,7 +21,7 @@ def _settings_in_subprocess(**env: str) -> dict:
     result = subprocess.run(
         [sys.executable, "-c", code],
         cwd=ROOT,
-        env=clean_env(DJANGO_SETTINGS_MODULE="config.settings", **env),
+        env=clean_env(DJANGO_SETTINGS_MODULE="memory_platform.settings", **env),
         capture_output=True,
         text=True,
         check=True,
@@ -79,7 +79,7 @@ def test_env_int_names_the_variable_when_it_is_not_a_number(monkeypatch):
 
 
 def test_llm_extractor_without_a_key_is_a_system_check_error(settings):
-    from config.checks import check_llm_configuration
+    from memory_platform.checks import check_llm_configuration
 
     settings.MEMORY_EXTRACTOR = "llm"
     settings.OPENAI_API_KEY = ""

@@ -7,8 +7,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from config import local
-from config.embedded import (
+from memory_platform import local
+from memory_platform.embedded import (
     EmbeddedServerError,
     postgres_running,
     stop_embedded_postgres,

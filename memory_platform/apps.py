@@ -2,14 +2,14 @@ from django.apps import AppConfig
 from django.contrib.admin import apps as admin_apps
 
 
-class ConfigConfig(AppConfig):
+class MemoryPlatformConfig(AppConfig):
     """The wiring as an app: its management commands (run_local, embedded) and system checks."""
 
-    name = "config"
+    name = "memory_platform"
     verbose_name = "Memory platform"
 
     def ready(self) -> None:
-        from config import checks  # noqa: F401  registers the system checks
+        from memory_platform import checks  # noqa: F401  registers the system checks
 
 
 class MemoryAdminConfig(admin_apps.AdminConfig):
@@ -18,4 +18,4 @@ class MemoryAdminConfig(admin_apps.AdminConfig):
     Named in INSTALLED_APPS by its full path, in place of "django.contrib.admin"."""
 
     default = False
-    default_site = "config.admin_site.MemoryAdminSite"
+    default_site = "memory_platform.admin_site.MemoryAdminSite"

@@ -3,8 +3,8 @@
 Importing the settings starts nothing and writes nothing; they only compute paths from the
 environment with the functions below. `prepare` is the one entry point that creates what the
 paths name. It is called, before Django loads, by manage.py (for the commands that use the
-database), by gunicorn's master (`config.gunicorn_conf`), by Celery's worker and beat
-(`config.celery`) and by the test session (`tests/conftest.py`). It is idempotent and
+database), by gunicorn's master (`memory_platform.gunicorn_conf`), by Celery's worker and beat
+(`memory_platform.celery`) and by the test session (`tests/conftest.py`). It is idempotent and
 safe to call from many processes at once.
 
 This module reads the environment only: it must not import Django's settings, because it runs
@@ -106,7 +106,7 @@ def prepare(*, servers: bool = True) -> None:
     Raises EmbeddedServerError (with what to do) when PostgreSQL cannot start. Valkey failing
     is not fatal: the reason goes to MEMORY_EMBEDDED_REDIS_ERROR for the settings to read.
     """
-    from config.embedded import (
+    from memory_platform.embedded import (
         EmbeddedServerError,
         ensure_embedded_postgres,
         ensure_embedded_valkey,

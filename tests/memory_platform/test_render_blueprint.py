@@ -70,10 +70,10 @@ def check_gunicorn(args: list[str]) -> None:
     """gunicorn's own parser; the WSGI module and the config module exist."""
     parsed, unknown = GunicornConfig().parser().parse_known_args(args)
     assert not unknown, f"gunicorn has no option {unknown}"
-    assert parsed.args == ["config.wsgi"]
-    assert importlib.util.find_spec("config.wsgi") is not None
-    assert parsed.config == "python:config.gunicorn_conf"
-    assert importlib.util.find_spec("config.gunicorn_conf") is not None
+    assert parsed.args == ["memory_platform.wsgi"]
+    assert importlib.util.find_spec("memory_platform.wsgi") is not None
+    assert parsed.config == "python:memory_platform.gunicorn_conf"
+    assert importlib.util.find_spec("memory_platform.gunicorn_conf") is not None
     # Render routes to the port it puts in $PORT, on every interface.
     assert parsed.bind == ["0.0.0.0:$PORT"]
 
@@ -153,7 +153,8 @@ def test_every_variable_it_sets_is_one_the_settings_read(blueprint):
         assert used == list(groups), f"{service['name']} does not use the shared settings"
         entries += [v for v in service["envVars"] if "key" in v]
     read = environment_reads(
-        (ROOT / name).read_text() for name in ("config/settings.py", "config/local.py")
+        (ROOT / name).read_text()
+        for name in ("memory_platform/settings.py", "memory_platform/local.py")
     )
     set_here = {entry["key"] for entry in entries}
 
@@ -173,12 +174,14 @@ def test_every_variable_it_sets_is_one_the_settings_read(blueprint):
     [
         "python manage.py migrat --noinput",  # no such command
         "python manage.py migrate --no-input-please",  # no such option
-        "gunicorn config.wsgi --config python:config.gunicorn_conf --bind 0.0.0.0:8000",  # port
-        "gunicorn config.wsgi --bind 0.0.0.0:$PORT",  # without the JSON errors and timeout
-        "gunicorn config.wsgi --config python:config.gunicorn_conf --bind 0.0.0.0:$PORT --wokers 2",
-        "celery -A config worker --concurency 2",
+        "gunicorn memory_platform.wsgi --config python:memory_platform.gunicorn_conf"
+        " --bind 0.0.0.0:8000",  # port
+        "gunicorn memory_platform.wsgi --bind 0.0.0.0:$PORT",  # without the JSON errors and timeout
+        "gunicorn memory_platform.wsgi --config python:memory_platform.gunicorn_conf"
+        " --bind 0.0.0.0:$PORT --wokers 2",
+        "celery -A memory_platform worker --concurency 2",
         "celery -A nowhere worker",
-        "uvicorn config.asgi:application",
+        "uvicorn memory_platform.asgi:application",
     ],
 )
 def test_run_command_refuses_what_would_not_start(command):

@@ -19,13 +19,13 @@ from pathlib import Path
 import psutil
 import pytest
 
-from config.embedded import (
+from extraction.reader import offline_candidates
+from memory_platform.embedded import (
     ensure_embedded_postgres,
     ensure_embedded_valkey,
     stop_embedded_postgres,
     stop_embedded_valkey,
 )
-from extraction.reader import offline_candidates
 from testing.llm_stub import LLMStub, extracting_chat_reply
 from tests.processes import clean_env, eventually, free_port, gunicorn, manage, run_local
 
@@ -468,7 +468,7 @@ def test_make_run_under_traffic_outlives_killed_celery_valkey_and_a_database_res
     # The killed worker and beat were started again by run_local, which kept serving.
     assert "worker exited with status -9" in output and "beat exited with status -9" in output
     assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in killed)
-    # It runs without the steps that a broker restart crashes (config.celery_worker), and
+    # It runs without the steps that a broker restart crashes (memory_platform.celery_worker), and
     # nothing crashed it.
     assert "mingle:" not in output and "Unrecoverable error" not in output
     # The jobs the killed worker held were stalled; every stalled job was replayed, and

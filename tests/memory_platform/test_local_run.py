@@ -25,7 +25,7 @@ import psutil
 import pytest
 from django_ratelimit.core import _get_window
 
-from config.embedded import stop_embedded_postgres, stop_embedded_valkey
+from memory_platform.embedded import stop_embedded_postgres, stop_embedded_valkey
 from tests.processes import (
     ROOT,
     clean_env,
@@ -177,7 +177,7 @@ def test_make_run_serves_with_a_celery_worker_and_beat_over_one_embedded_valkey(
     tenant_id = _tenant_id(env, api_key)
 
     with run_local(port, env, timeout=READY_SECONDS) as (process, _log):
-        parts = ("gunicorn", "config worker", "config beat")
+        parts = ("gunicorn", "memory_platform worker", "memory_platform beat")
         _eventually(lambda: _all_started(process, parts), f"run_local starting {parts}")
         health = _healthy(base)
         assert (health["status"], health["cache"]["backend"]) == ("ok", "RedisCache")

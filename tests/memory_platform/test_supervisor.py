@@ -13,12 +13,12 @@ import time
 
 import psutil
 
-from config.supervisor import RESTART_FIRST_SECONDS, RESTART_MAX_SECONDS, restart_delay
+from memory_platform.supervisor import RESTART_FIRST_SECONDS, RESTART_MAX_SECONDS, restart_delay
 from tests.processes import ROOT
 
 _DRIVER = """
 import json, sys
-import config.supervisor as s
+import memory_platform.supervisor as s
 s.RESTART_FIRST_SECONDS, s.RESTART_MAX_SECONDS, s.HEALTHY_SECONDS = {first}, {most}, {healthy}
 sys.exit(s.supervise(json.loads(sys.argv[1])))
 """

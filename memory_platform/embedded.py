@@ -4,7 +4,7 @@ Both are daemons that outlive the process that started them, so that every gunic
 Celery process and management command shares one of each, and `make db-stop` stops them.
 
 Nothing here runs on import, and the settings only compute where the servers listen (pure
-functions of the data directory). The servers are started by `config.local.prepare`,
+functions of the data directory). The servers are started by `memory_platform.local.prepare`,
 the one entry point that manage.py, gunicorn's master, Celery and the test session call.
 
 Every start holds an exclusive lock on a file beside the data, so concurrent starters (the

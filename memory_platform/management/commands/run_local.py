@@ -2,7 +2,7 @@
 
 Once all of them answer, it prints one framed block saying so, with the admin login and API key
 under `--bootstrap`: the last thing of the start, not a line among the servers' own output.
-`config.supervisor` keeps them running: a worker or beat that exits is started again.
+`memory_platform.supervisor` keeps them running: a worker or beat that exits is started again.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
-from config.supervisor import supervise
+from memory_platform.supervisor import supervise
 
 # Readiness is asked again and again, each ask allowed this long: a loaded machine (a first
 # run importing everything on two cores) answers late, and asking once more costs nothing.
@@ -75,8 +75,8 @@ class Command(BaseCommand):
             credentials = output.getvalue().splitlines()
         commands = {
             "web": [
-                sys.executable, "-m", "gunicorn", "config.wsgi",
-                "--config", "python:config.gunicorn_conf",
+                sys.executable, "-m", "gunicorn", "memory_platform.wsgi",
+                "--config", "python:memory_platform.gunicorn_conf",
                 "--bind", f"{host}:{port}", "--workers", str(workers),
                 # No gunicorn access log: the service logs its own access line per request,
                 # with the request id and tenant (core.requests).
@@ -98,7 +98,7 @@ class Command(BaseCommand):
                 name: f"{name}-{os.getpid()}@{socket.gethostname()}" for name in ("worker", "beat")
             }
             # --quiet: no start banners; "Starting ..." below and the block say what runs.
-            celery = [sys.executable, "-m", "celery", "--quiet", "-A", "config"]
+            celery = [sys.executable, "-m", "celery", "--quiet", "-A", "memory_platform"]
             commands["worker"] = [
                 *celery, "worker", "--loglevel", "INFO",
                 "--concurrency", str(worker_concurrency), "--hostname", nodes["worker"],
@@ -192,7 +192,7 @@ def celery_wait(nodes: dict[str, str], stopped: threading.Event) -> list[str]:
     within CELERY_GRACE_SECONDS."""
     if not nodes:
         return []
-    from config.celery import app
+    from memory_platform.celery import app
 
     waiting = dict(nodes)
     deadline = time.monotonic() + CELERY_GRACE_SECONDS

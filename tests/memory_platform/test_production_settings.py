@@ -24,7 +24,7 @@ def _run(args: list[str], **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, *args],
         cwd=ROOT,
-        env=clean_env(DJANGO_SETTINGS_MODULE="config.settings", **env),
+        env=clean_env(DJANGO_SETTINGS_MODULE="memory_platform.settings", **env),
         capture_output=True,
         text=True,
         timeout=120,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from config.embedded import (
+from memory_platform.embedded import (
     postgres_running,
     stop_embedded_postgres,
     stop_embedded_valkey,
@@ -40,7 +40,7 @@ def test_importing_the_settings_starts_nothing_and_writes_nothing(data_dir):
     env = clean_env(MEMORY_DATA_DIR=str(data_dir), MEMORY_EMBEDDED_REDIS="1")
 
     out = _python(
-        "import os, django; os.environ['DJANGO_SETTINGS_MODULE'] = 'config.settings'; "
+        "import os, django; os.environ['DJANGO_SETTINGS_MODULE'] = 'memory_platform.settings'; "
         "django.setup(); from django.conf import settings; "
         "print(settings.DATABASES['default']['HOST'], settings.REDIS_URL)",
         env,
@@ -80,7 +80,7 @@ def test_a_command_that_uses_the_database_starts_the_server_it_needs(data_dir):
 
 def test_an_empty_handle_file_left_by_a_killed_process_heals_by_itself(data_dir):
     env = clean_env(MEMORY_DATA_DIR=str(data_dir))
-    prepare = "from config import local; local.prepare()"
+    prepare = "from memory_platform import local; local.prepare()"
     _python(prepare, env)
     stop_embedded_postgres(data_dir / "pg")
     # What the embedded_postgres package's unlocked rewrite leaves when its writer is killed.
