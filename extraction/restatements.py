@@ -23,7 +23,7 @@ def restated_in_words(new: Reading, old: Reading, kept: Reading | None = None) -
     """Whether the two say the same in other words, so that merging them loses nothing: the
     same person and polarity, no cue on the new one, and each holds the other's content words.
 
-    `kept` is the wording a merge keeps (the longer, as `memories.services.memory_merge`
+    `kept` is the wording a merge keeps (the longer, as `memories.services.memories.memory_merge`
     does): when given, it alone must hold the other's content words, so a restatement that
     adds a detail ("User's cat Luna is a tabby" of "User's cat is Luna", "has banked with
     Lloyds since age 16" of "banks with Lloyds") merges into the wording that keeps the
