@@ -25,6 +25,7 @@ from core.lexicon import has_phrase, lexicon
 from core.words import word_spans, words_of
 from extraction.candidates import Candidate
 from extraction.time_phrases import RELATIVE, TimePhrase, cued, time_phrases
+from extraction.updates import cues_of
 from extraction.verbs import base_form, base_of, past_tense, third_singular
 from memories.attributes import registry
 from memories.facets import facets_read
@@ -58,6 +59,30 @@ def _since_the_change(timed: list[Candidate], at: int) -> Candidate:
         ):
             return replace(candidate, valid_from=other.valid_from)
     return candidate
+
+
+def ended_event(candidate: Candidate) -> Candidate:
+    """An ending told as an event ("I quit pottery in the summer", "Tom and I broke up in June",
+    "sold the van"), once it has closed the fact it ends, as a fact of that day: `valid_from`
+    and `valid_to` both its date (its time phrase's, else when it was said). The closed fact
+    holds the history ("pottery until July 2025"); the ending is answerable as a past event,
+    never a current fact beside what holds now. An ending that states a state ("no longer
+    eats meat", "is retired", "has been sober"), one that brings a new value ("left teaching
+    and now ..."), or one already dated to an end comes back as it is."""
+    if candidate.valid_to is not None:
+        return candidate
+    cues = cues_of(candidate.said or candidate.caption) | cues_of(candidate.caption)
+    if "ends" not in cues or "starts" in cues or "replaces" in cues:
+        return candidate
+    words = words_of(candidate.caption)
+    negated = {word for phrase in lexicon("negators") for word in phrase.split()}
+    if (
+        set(words) & (negated | {"has", "have", "had", "was", "were"})
+        or _tense(candidate.caption) != "past"
+    ):
+        return candidate
+    on = candidate.valid_from or (candidate.said_at or timezone.now()).date()
+    return replace(candidate, valid_from=on, valid_to=on)
 
 
 def candidate_timed(candidate: Candidate) -> Candidate:
