@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import datetime
 import uuid
+from dataclasses import replace
 
 import pytest
 
 from extraction.candidates import Candidate
 from extraction.jobs import extraction_perform
-from extraction.timing import ended_event
+from extraction.reader import offline_candidates
+from extraction.timing import candidates_timed, ended_event
 from memories.models import Memory
 from memories.selectors import memory_as_of_list
 
@@ -122,3 +124,27 @@ def test_an_ending_told_as_an_event_without_a_time_is_an_event_of_the_day_it_was
     ended = ended_event(_candidate("User quit the choir", "i quit the choir"))
 
     assert (ended.valid_from, ended.valid_to) == (SEPT.date(), SEPT.date())
+
+
+@pytest.mark.parametrize(
+    ("said", "first", "second"),
+    [
+        (
+            "I quit the bakery in March and now I work at a bike shop.",
+            "User quit the bakery",
+            "User works at a bike shop",
+        ),
+        (
+            "we sold the flat in march and then we rented a barge",
+            "User sold the flat",
+            "User rented a barge",
+        ),
+    ],
+)
+def test_now_after_and_opens_the_next_clause_which_holds_since_the_change(said, first, second):
+    read = offline_candidates([{"role": "user", "content": said}])
+    timed = candidates_timed([replace(candidate, said_at=SEPT) for candidate in read])
+
+    assert [candidate.caption for candidate in timed] == [first, second]
+    assert timed[0].valid_from == datetime.date(2025, 3, 1)
+    assert timed[1].valid_from == (datetime.date(2025, 3, 1) if "now" in said else None)
