@@ -71,8 +71,10 @@ def ended_event(candidate: Candidate) -> Candidate:
     and now ..."), or one already dated to an end comes back as it is."""
     if candidate.valid_to is not None:
         return candidate
-    cues = cues_of(candidate.said or candidate.caption) | cues_of(candidate.caption)
-    if "ends" not in cues or "starts" in cues or "replaces" in cues:
+    # The new value is read from the caption: the clause may go on to it ("cancelled Spotify
+    # and moved to Apple Music" is two facts).
+    own = cues_of(candidate.caption)
+    if "ends" not in own | cues_of(candidate.said or "") or own & {"starts", "replaces"}:
         return candidate
     words = words_of(candidate.caption)
     negated = {word for phrase in lexicon("negators") for word in phrase.split()}

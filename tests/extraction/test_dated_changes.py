@@ -13,7 +13,7 @@ import pytest
 from extraction.candidates import Candidate
 from extraction.jobs import extraction_perform
 from extraction.reader import offline_candidates
-from extraction.timing import candidates_timed, ended_event
+from extraction.timing import candidate_timed, candidates_timed, ended_event
 from memories.models import Memory
 from memories.selectors import memory_as_of_list
 
@@ -148,3 +148,35 @@ def test_now_after_and_opens_the_next_clause_which_holds_since_the_change(said, 
     assert [candidate.caption for candidate in timed] == [first, second]
     assert timed[0].valid_from == datetime.date(2025, 3, 1)
     assert timed[1].valid_from == (datetime.date(2025, 3, 1) if "now" in said else None)
+
+
+def test_an_ending_whose_clause_goes_on_to_a_new_value_is_still_an_event():
+    ended = ended_event(_candidate("User cancelled Tidal", "i cancelled tidal and moved to deezer"))
+
+    assert (ended.valid_from, ended.valid_to) == (SEPT.date(), SEPT.date())
+
+
+@pytest.mark.parametrize(
+    ("said", "read", "caption", "month"),
+    [
+        (
+            "i switched to a galaxy s24 last month",
+            "User switched to a galaxy s24 last month",
+            "User switched to a galaxy s24",
+            8,
+        ),
+        (
+            "we bought a peugeot 208 two months ago",
+            "User bought a peugeot 208 two months ago",
+            "User bought a peugeot 208",
+            7,
+        ),
+    ],
+)
+def test_a_number_of_the_thing_before_a_relative_time_is_not_part_of_the_time(
+    said, read, caption, month
+):
+    timed = candidate_timed(_candidate(read, said))
+
+    assert timed.caption == caption
+    assert timed.valid_from is not None and timed.valid_from.month == month
