@@ -180,3 +180,14 @@ def test_a_number_of_the_thing_before_a_relative_time_is_not_part_of_the_time(
 
     assert timed.caption == caption
     assert timed.valid_from is not None and timed.valid_from.month == month
+
+
+@pytest.mark.django_db
+def test_recovering_from_a_condition_ends_it_on_the_day_it_names(tenant, offline, settings):
+    settings.MEMORY_CONFLICT_POLICY = "supersede"
+    user_id = uuid.uuid4()
+    _say(tenant, user_id, "I have tonsillitis.", FEB)
+    _say(tenant, user_id, "I recovered from tonsillitis in March.", SEPT)
+
+    had = _memories(user_id)["User has tonsillitis"]
+    assert (had.status, had.valid_to) == (Memory.Status.SUPERSEDED, datetime.date(2025, 3, 1))
