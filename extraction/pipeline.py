@@ -180,8 +180,9 @@ def decisions_apply(
             saved[target.id] = target
             continue
         held = decision.action == Action.HOLD
-        if decision.action == Action.SUPERSEDE:
-            # An ending that closed what it ends is an event of its day, not a current fact.
+        if decision.conflicts:
+            # An ending that closes what it ends (at once, or when an operator keeps it) is an
+            # event of its day, not a current fact.
             candidate = ended_event(candidate)
         memory = memory_create(
             end_user=end_user,

@@ -9,13 +9,15 @@ import uuid
 from dataclasses import replace
 
 import pytest
+from django.contrib.auth import get_user_model
 
 from extraction.candidates import Candidate
 from extraction.jobs import extraction_perform
 from extraction.reader import offline_candidates
 from extraction.timing import candidate_timed, candidates_timed, ended_event
-from memories.models import Memory
+from memories.models import Memory, ReviewItem
 from memories.selectors import memory_as_of_list
+from memories.services.reviews import review_item_resolve
 
 FEB = datetime.datetime(2025, 2, 10, 10, 0, tzinfo=datetime.UTC)
 SEPT = datetime.datetime(2025, 9, 15, 10, 0, tzinfo=datetime.UTC)
@@ -191,3 +193,20 @@ def test_recovering_from_a_condition_ends_it_on_the_day_it_names(tenant, offline
 
     had = _memories(user_id)["User has tonsillitis"]
     assert (had.status, had.valid_to) == (Memory.Status.SUPERSEDED, datetime.date(2025, 3, 1))
+
+
+@pytest.mark.django_db
+def test_a_held_ending_kept_by_an_operator_closes_the_fact_and_stays_an_event(tenant, offline):
+    user_id = uuid.uuid4()
+    _say(tenant, user_id, "I have an allotment by the canal.", FEB)
+    _say(tenant, user_id, "I gave up the allotment in August.", SEPT)
+    item = ReviewItem.objects.get(end_user__external_id=user_id)
+    operator = get_user_model().objects.create_superuser("ines", password="not-used-here")
+
+    review_item_resolve(review_item_id=item.pk, resolution="keep_new", operator=operator)
+
+    memories = _memories(user_id)
+    august = datetime.date(2025, 8, 1)
+    assert memories["User has an allotment by the canal"].valid_to == august
+    ended = memories["User gave up the allotment"]
+    assert (ended.status, ended.valid_from, ended.valid_to) == ("active", august, august)
