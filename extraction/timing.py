@@ -43,11 +43,13 @@ def _since_the_change(timed: list[Candidate], at: int) -> Candidate:
     """ "I got promoted last month, I'm now a senior accountant": a fact said to hold now
     (`core/lexicons/time_now.txt`) with no time of its own holds since the change told in the
     clause next to it, said at the same time (the candidate before, else after), when that
-    one's own time began then and did not end."""
+    one's own time began then and did not end. So does an ending with no time of its own ("I'm
+    not in the choir anymore, I left in April": not in it since April)."""
     candidate = timed[at]
     if candidate.valid_from or candidate.valid_to:
         return candidate
-    if not has_phrase(candidate.said or candidate.caption, "time_now"):
+    now = has_phrase(candidate.said or candidate.caption, "time_now")
+    if not now and "ends" not in cues_of(candidate.caption):
         return candidate
     for other in (timed[at - 1] if at else None, timed[at + 1] if at + 1 < len(timed) else None):
         if (

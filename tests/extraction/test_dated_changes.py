@@ -210,3 +210,14 @@ def test_a_held_ending_kept_by_an_operator_closes_the_fact_and_stays_an_event(te
     assert memories["User has an allotment by the canal"].valid_to == august
     ended = memories["User gave up the allotment"]
     assert (ended.status, ended.valid_from, ended.valid_to) == ("active", august, august)
+
+
+@pytest.mark.django_db
+def test_an_ending_without_a_time_ends_when_the_clause_beside_it_says(tenant, offline, settings):
+    settings.MEMORY_CONFLICT_POLICY = "supersede"
+    user_id = uuid.uuid4()
+    _say(tenant, user_id, "I'm in a book club.", FEB)
+    _say(tenant, user_id, "I'm not in the book club anymore, I left in April.", SEPT)
+
+    club = _memories(user_id)["User is in a book club"]
+    assert (club.status, club.valid_to) == (Memory.Status.SUPERSEDED, datetime.date(2025, 4, 1))
