@@ -233,3 +233,22 @@ def test_a_prompt_about_the_past_is_read_as_one(prompt):
 )
 def test_a_present_prompt_is_not(prompt):
     assert not asks_about_past(prompt)
+
+
+def test_an_ending_of_one_day_is_shown_as_what_happened_then_not_as_no_longer_holding(
+    api, end_user, remember
+):
+    (sold,) = remember(
+        end_user,
+        "User sold their kayak",
+        stated_at=JUN,
+        valid_from=MAY,
+        valid_to=MAY,
+    )
+
+    body = api.get(
+        "/memories/context",
+        {"user_id": end_user.external_id, "prompt": "what did I do with my kayak before?"},
+    ).json()
+
+    assert f"in the past (in May 2025): User sold their kayak [{sold.id}]" in body["context"]
