@@ -17,6 +17,7 @@ of the same conversation, exactly as if each had been stored before the next was
 
 from __future__ import annotations
 
+import datetime
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -68,6 +69,8 @@ class KnownMemory:
     # What the memory states (`memories.facets`): stored on the row, read from the text for a
     # row stored before facets were (and for an earlier candidate).
     stored_facets: tuple[Facet, ...] | None = None
+    # The day it was last said (issue 33); None for an earlier candidate of this conversation.
+    stated_on: datetime.date | None = None
 
     @classmethod
     def of(cls, memory: Memory, vector: np.ndarray | None) -> KnownMemory:
@@ -83,6 +86,7 @@ class KnownMemory:
             stored_facets=None
             if memory.facets is None
             else tuple(Facet.of(data) for data in memory.facets),
+            stated_on=(memory.last_stated_at or memory.stated_at or memory.created_at).date(),
         )
 
     @property
@@ -411,6 +415,7 @@ def _decide_one(
         candidate,
         by_ref,
     )
+    judgement = _dated_change(judgement, candidate, by_ref)
 
     if judgement.verdict == Verdict.CONTRADICTS:
         # Only what was stored before this conversation can be contradicted: its own
@@ -462,6 +467,22 @@ def _decide_one(
             signal=judgement.signal,
         )
     return Decision(candidate, Action.INSERT, digest, vector)
+
+
+def _dated_change(judgement: Judgement, candidate: Candidate, by_ref: dict) -> Judgement:
+    """A fact said to begin after the memories it meets were last said is a change the user
+    dated ("two cats" said in April; "three cats now, took in a stray in December" in January),
+    never a restatement nor a doubt: it replaces them (an announced update)."""
+    begins, met = candidate.valid_from, [by_ref[r].memory for r in judgement.refs if r in by_ref]
+    if begins is None or not met or any(m.stated_on is None or m.stated_on >= begins for m in met):
+        return judgement
+    if judgement.verdict == Verdict.SAME and not different_people(candidate, met[0]):
+        return replace(judgement, verdict=Verdict.CONTRADICTS, refs=(met[0].ref,),
+                       reason="began after it was last said", explicit_update=True)  # fmt: skip
+    return replace(
+        judgement,
+        explicit_update=judgement.verdict == Verdict.CONTRADICTS or judgement.explicit_update,
+    )
 
 
 def _learn(known: list[KnownMemory], decision: Decision, position: int) -> None:

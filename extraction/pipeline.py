@@ -37,7 +37,7 @@ from extraction.reader import offline_candidates, read_statements
 from extraction.safety_net import statements_missed
 from extraction.screening import candidates_screen
 from extraction.stated import candidates_dated
-from extraction.timing import candidates_timed
+from extraction.timing import candidates_timed, ended_event
 from integrations.embeddings import current_model_id, embed_texts
 from integrations.llm import LLMUsage
 from memories.facets import category_of
@@ -180,6 +180,10 @@ def decisions_apply(
             saved[target.id] = target
             continue
         held = decision.action == Action.HOLD
+        if decision.conflicts:
+            # An ending that closes what it ends (at once, or when an operator keeps it) is an
+            # event of its day, not a current fact.
+            candidate = ended_event(candidate)
         memory = memory_create(
             end_user=end_user,
             caption=candidate.caption,

@@ -89,7 +89,13 @@ def run_ons_marked(text: str) -> str:
             and not out[-1].endswith(_ENDS)
             and _opens_clause(word, rest)
         ):
-            out[-1] = f"{out[-1]},"
+            joined = len(out) >= 3 and words_of(out[-2]) in (["and"], ["but"], ["so"])
+            if joined and set(before) & (_TIMES | {"then"}) and not out[-3].endswith(_ENDS):
+                # "left teaching in july and now i work as ...": the time after the joining
+                # word opens the next clause (it holds now), so the break goes before them.
+                out[-3] = f"{out[-3]},"
+            else:
+                out[-1] = f"{out[-1]},"
             length = 0
         if length == 0:
             opened = (

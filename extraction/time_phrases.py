@@ -138,6 +138,7 @@ def _phrase(
         core += 1
     if core >= last:
         return None
+    core = _counted_from(tokens, core, last)
     begin, role = _role_before(tokens, core)
     future = future or "next" in tokens[begin:core]  # "next June"
     kept = _kept(tokens[core:last], role)
@@ -165,6 +166,19 @@ def _phrase(
         point=point,
         period="month" if point else period,
     )
+
+
+def _counted_from(tokens: list[str], core: int, last: int) -> int:
+    """Where the time starts when dateparser took in a number of the thing before it ("a
+    pixel 8 last month", "an iphone 15 two weeks ago" find "8 last month"): at the word that
+    counts it from when it was said, when what comes before names no unit nor month."""
+    for at in range(core + 1, last):
+        if tokens[at] in RELATIVE or tokens[at] in lexicon("numerals") or tokens[at].isdigit():
+            before = tokens[core:at]
+            if not any(w in lexicon("durations") or w in lexicon("months") for w in before):
+                return at
+            break
+    return core
 
 
 def _kept(core: list[str], role: str) -> tuple[bool, bool] | None:

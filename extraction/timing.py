@@ -25,6 +25,7 @@ from core.lexicon import has_phrase, lexicon
 from core.words import word_spans, words_of
 from extraction.candidates import Candidate
 from extraction.time_phrases import RELATIVE, TimePhrase, cued, time_phrases
+from extraction.updates import cues_of
 from extraction.verbs import base_form, base_of, past_tense, third_singular
 from memories.attributes import registry
 from memories.facets import facets_read
@@ -42,11 +43,13 @@ def _since_the_change(timed: list[Candidate], at: int) -> Candidate:
     """ "I got promoted last month, I'm now a senior accountant": a fact said to hold now
     (`core/lexicons/time_now.txt`) with no time of its own holds since the change told in the
     clause next to it, said at the same time (the candidate before, else after), when that
-    one's own time began then and did not end."""
+    one's own time began then and did not end. So does an ending with no time of its own ("I'm
+    not in the choir anymore, I left in April": not in it since April)."""
     candidate = timed[at]
     if candidate.valid_from or candidate.valid_to:
         return candidate
-    if not has_phrase(candidate.said or candidate.caption, "time_now"):
+    now = has_phrase(candidate.said or candidate.caption, "time_now")
+    if not now and "ends" not in cues_of(candidate.caption):
         return candidate
     for other in (timed[at - 1] if at else None, timed[at + 1] if at + 1 < len(timed) else None):
         if (
@@ -58,6 +61,32 @@ def _since_the_change(timed: list[Candidate], at: int) -> Candidate:
         ):
             return replace(candidate, valid_from=other.valid_from)
     return candidate
+
+
+def ended_event(candidate: Candidate) -> Candidate:
+    """An ending told as an event ("I quit pottery in the summer", "Tom and I broke up in June",
+    "sold the van"), once it has closed the fact it ends, as a fact of that day: `valid_from`
+    and `valid_to` both its date (its time phrase's, else when it was said). The closed fact
+    holds the history ("pottery until July 2025"); the ending is answerable as a past event,
+    never a current fact beside what holds now. An ending that states a state ("no longer
+    eats meat", "is retired", "has been sober"), one that brings a new value ("left teaching
+    and now ..."), or one already dated to an end comes back as it is."""
+    if candidate.valid_to is not None:
+        return candidate
+    # The new value is read from the caption: the clause may go on to it ("cancelled Spotify
+    # and moved to Apple Music" is two facts).
+    own = cues_of(candidate.caption)
+    if "ends" not in own | cues_of(candidate.said or "") or own & {"starts", "replaces"}:
+        return candidate
+    words = words_of(candidate.caption)
+    negated = {word for phrase in lexicon("negators") for word in phrase.split()}
+    if (
+        set(words) & (negated | {"has", "have", "had", "was", "were"})
+        or _tense(candidate.caption) != "past"
+    ):
+        return candidate
+    on = candidate.valid_from or (candidate.said_at or timezone.now()).date()
+    return replace(candidate, valid_from=on, valid_to=on)
 
 
 def candidate_timed(candidate: Candidate) -> Candidate:

@@ -134,7 +134,11 @@ def line(memory: ContextMemory) -> str:
     """A memory's line of the block: its caption on one line, with any template token or role
     marker made inert (`markers_defused`: memories stored before such text was refused), so
     no memory can open a line, a turn or a role of its own."""
-    if memory.past:
+    if memory.past and memory.period.startswith("in "):
+        # An event of one day or month (an ending: "User sold the van", in August 2025)
+        # happened then; it is no state that stopped holding.
+        earlier = f"in the past ({memory.period}): "
+    elif memory.past:
         earlier = (
             f"in the past ({memory.period}), no longer holds: "
             if memory.period

@@ -142,6 +142,9 @@ def memory_merge(
     """
     _restated(memory, stated_at or timezone.now())
     if memory.valid_from is None and memory.valid_to is None:
+        if valid_from is not None and valid_from > memory.stated_at.date():
+            # It held when first said: a start after that is not this fact's (a change).
+            valid_from = None
         memory.valid_from, memory.valid_to = validity_ordered(valid_from, valid_to)
     memory_sources_add(memory=memory, sessions=[session] if session else [], outside=not session)
     caption_before, full_text_before = memory.caption, memory.full_text

@@ -107,6 +107,25 @@ def test_a_merge_fills_in_a_validity_the_memory_did_not_know():
     assert memory.valid_from == datetime.date(2019, 1, 1)
 
 
+def test_a_merge_never_starts_a_memory_after_it_was_first_said():
+    memory = _create(EndUserFactory(), text="User rows at a club", stated_at=SAID)
+
+    memory_merge(
+        memory=memory,
+        caption="User rows at a club",
+        full_text="User rows at a club since the spring",
+        confidence=0.9,
+        content_hash="rows since spring",
+        embedding=None,
+        embedding_model="",
+        stated_at=SAID + datetime.timedelta(days=200),
+        valid_from=datetime.date(2025, 4, 1),
+    )
+
+    memory.refresh_from_db()
+    assert memory.valid_from is None  # it held on 14 January already
+
+
 @pytest.mark.django_db(transaction=True)
 def test_memories_stored_before_the_time_fields_were_stated_when_they_were_created():
     before = [("memories", "0011_memory_sources")]

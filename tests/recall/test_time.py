@@ -211,6 +211,10 @@ def test_the_recall_tool_takes_as_of_and_gives_each_fact_its_period(end_user, te
         "when did I start at the bakery",
         "remind me what I did before I moved",
         "what hobby did I have previously",
+        "which phone did I have before?",  # a question in the past about the user
+        "which language course was I taking last spring?",
+        "what medication was I on before this one",
+        "which sport did I play as a kid?",
     ],
 )
 def test_a_prompt_about_the_past_is_read_as_one(prompt):
@@ -218,7 +222,33 @@ def test_a_prompt_about_the_past_is_read_as_one(prompt):
 
 
 @pytest.mark.parametrize(
-    "prompt", ["any good cafes near me?", "plan my weekend", "what should I cook tonight"]
+    "prompt",
+    [
+        "any good cafes near me?",
+        "plan my weekend",
+        "what should I cook tonight",
+        "what should I eat before my run?",
+        "how do I prepare for my exam tomorrow?",
+    ],
 )
 def test_a_present_prompt_is_not(prompt):
     assert not asks_about_past(prompt)
+
+
+def test_an_ending_of_one_day_is_shown_as_what_happened_then_not_as_no_longer_holding(
+    api, end_user, remember
+):
+    (sold,) = remember(
+        end_user,
+        "User sold their kayak",
+        stated_at=JUN,
+        valid_from=MAY,
+        valid_to=MAY,
+    )
+
+    body = api.get(
+        "/memories/context",
+        {"user_id": end_user.external_id, "prompt": "what did I do with my kayak before?"},
+    ).json()
+
+    assert f"in the past (in May 2025): User sold their kayak [{sold.id}]" in body["context"]
