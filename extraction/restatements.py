@@ -3,7 +3,7 @@ linker (`extraction.updates.Reading`) when the facets cannot read both sides ("n
 drinker" and "doesn't drink coffee", "my go-to breakfast is porridge" and "porridge for
 breakfast every day").
 
-It is evidence for a merge (`extraction.decisions.same_fact`), so it keeps every fact: each
+It is evidence for a merge (`extraction.merge_evidence.same_fact`), so it keeps every fact: each
 side holds each content word of the other (the words, or a broader kind of them), of the same
 person and polarity, and the new one announces no change, correction or addition, nor either
 a wish. Another person, pet, number or name is another word, so it never merges.

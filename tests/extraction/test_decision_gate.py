@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from extraction.decisions import Action, Judgement, Verdict, decide, subject_of
+from extraction.decisions import Action, Judgement, Verdict, decide
+from memories.facets import subject_of
 from memories.models import ReviewItem
 from tests.extraction.decide_helpers import candidate, known, unit
 

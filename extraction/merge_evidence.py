@@ -1,0 +1,114 @@
+"""The evidence a merge needs, whoever proposed it (the rules, or an LLM's "same", which is
+advice): the same person, nothing of one kind stated two ways, and the same fact by cosine, by
+facets, or in other words. Kept apart from `extraction.decisions`, which decides with it."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from extraction.candidates import Candidate
+from extraction.restatements import restated_in_words
+from extraction.updates import Reading, reading
+from memories.attributes import PRACTICE
+from memories.comparison import distinct, restates
+from memories.facets import Facet, facets_read, subject_of
+
+
+class Known(Protocol):
+    """What the evidence reads of a known memory (`extraction.decisions.KnownMemory`)."""
+
+    caption: str
+    full_text: str
+
+    @property
+    def facets(self) -> tuple[Facet, ...]: ...
+
+
+class Near(Protocol):
+    """A known memory and its cosine to the candidate (`extraction.decisions.Neighbour`)."""
+
+    @property
+    def memory(self) -> Known: ...
+
+    @property
+    def similarity(self) -> float: ...
+
+
+# Cosine similarity at or above which a candidate restates an existing memory without the
+# facets agreeing (on the dev pairs, rewordings of one fact sit at 0.67-0.86, compatible facts
+# below 0.70, and two facts about one person up to 0.71: below this only the facets merge).
+NEAR_DUPLICATE_SIMILARITY = 0.92
+
+
+def candidate_facets(candidate: Candidate) -> tuple[Facet, ...]:
+    """What a candidate states, read from its caption and full text."""
+    return facets_read(candidate.caption, candidate.full_text)
+
+
+def candidate_reading(candidate: Candidate) -> Reading:
+    """The candidate as the linker reads it: its caption and the clause the user said."""
+    return reading(candidate.caption, candidate.said, corrects=candidate.corrects)
+
+
+def different_people(candidate: Candidate, memory: Known) -> bool:
+    """Whether the two facts are about different people (read from the captions)."""
+    return subject_of(candidate.caption) != subject_of(memory.caption)
+
+
+def same_fact(candidate: Candidate, target: Near) -> bool:
+    """The evidence every merge needs, whoever proposed it (the rules, or an LLM's "same",
+    which is advice): a cosine at or above NEAR_DUPLICATE_SIMILARITY, or a structured reading
+    in which the wording the merge keeps states the same person, attribute and value as
+    everything the other one says (`keeps_both`). It never folds a fact about one person, pet
+    or value into another's; two facts about one person are two memories."""
+    if different_people(candidate, target.memory):
+        return False
+    if _distinct(candidate, target.memory):
+        return False
+    return (
+        target.similarity >= NEAR_DUPLICATE_SIMILARITY
+        or keeps_both(candidate, target.memory)
+        or in_other_words(candidate, target.memory)
+    )
+
+
+def _distinct(candidate: Candidate, memory: Known) -> bool:
+    """Whether the two visibly state different things of one kind (`comparison.distinct`): a
+    registry attribute read anywhere in either (another pet's name in a full text), an open
+    one ("practice:ask") only where both captions state it. A full text's aside ("... and
+    asked how to approach a team transfer") is not the fact, and two asides are no two values
+    of it."""
+    both = {f.attribute for f in facets_read(candidate.caption)} & {
+        f.attribute for f in facets_read(memory.caption)
+    }
+
+    def stated(facet: Facet) -> bool:
+        return not facet.attribute.startswith((f"{PRACTICE}:", "about:")) or facet.attribute in both
+
+    new = tuple(f for f in candidate_facets(candidate) if stated(f))
+    return distinct(new, tuple(f for f in memory.facets if stated(f)))
+
+
+def in_other_words(candidate: Candidate, memory: Known) -> bool:
+    """Whether the two say the same in other words (`extraction.restatements`), each read from
+    its caption: what recall shows, not what a full text or an earlier merge added. A new
+    wording that the merge keeps (the longer full text, `_learn`) may add a detail to the
+    stored fact, which the merged memory keeps; a new fact that is only part of a longer stored
+    one ("fully remote" of "a data analyst at a charity, fully remote") is its own."""
+    new, old = candidate_reading(candidate), reading(memory.caption)
+    if len(candidate.full_text) > len(memory.full_text):
+        return restated_in_words(new, old, kept=new)
+    return restated_in_words(new, old)
+
+
+def keeps_both(candidate: Candidate, memory: Known) -> bool:
+    """Whether the wording a merge keeps (the longer, as `memory_merge` does) states every
+    facet of the other: "User has a dog called Rex" holds "User has a dog", but neither of
+    "User's mum has dementia" and "User's mum lives with them" holds the other. What holds is
+    the kept caption, which is what recall and the assistant's context show: "User is a nurse"
+    whose full text adds "mostly works nights" does not hold "User mostly works nights". A
+    text whose facets cannot be read holds nothing and is held by nothing."""
+    if len(candidate.full_text) > len(memory.full_text):
+        return restates(facets_read(candidate.caption), memory.facets, subject_of(memory.caption))
+    kept = facets_read(memory.caption)  # its caption, not what its text or merges added
+    return restates(kept, candidate_facets(candidate), subject_of(candidate.caption))
