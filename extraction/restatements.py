@@ -15,8 +15,15 @@ from extraction.updates import Reading
 
 
 def _holds(kept: Reading, other: Reading) -> bool:
-    """Whether the kept wording says each content word of the other, or a broader kind of it."""
-    return bool(other.words) and other.words <= kept.concepts and other.people <= kept.people
+    """Whether the kept wording says each content word of the other, or a broader kind of it,
+    and each of its cue words: "User sells teapots" is not "User restores teapots", though
+    "sell" (a change cue, as in "sold the car") is no word the linker links on."""
+    return (
+        bool(other.words)
+        and other.words <= kept.concepts
+        and other.people <= kept.people
+        and other.cued <= kept.cued
+    )
 
 
 def restated_in_words(new: Reading, old: Reading, kept: Reading | None = None) -> bool:

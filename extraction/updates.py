@@ -248,6 +248,8 @@ class Reading:
     values: frozenset[str]
     value_kinds: frozenset[str]
     scopes: frozenset[str]  # where it holds, when only there ("at work")
+    # Its caption's cue words ("sell" of "User sells teapots"): not linked on, but the fact's.
+    cued: frozenset[str] = frozenset()
 
 
 def _registry(facet: Facet) -> bool:
@@ -328,6 +330,7 @@ def reading(
         values=frozenset(values),
         value_kinds=frozenset(_closure(sorted(values)) - values),
         scopes=frozenset(f.scope for f in facets if f.scope in lexicon("scopes")),
+        cued=frozenset(w for w in _lemmas(_unframed(caption)) if w in cue_words) - _stop_words(),
     )
 
 

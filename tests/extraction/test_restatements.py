@@ -53,6 +53,23 @@ def test_a_merge_in_other_words_needs_each_wording_to_hold_the_other():
     )
 
 
+@pytest.mark.parametrize(
+    ("stored", "new"),
+    [
+        ("User restores vintage lamps from Porto", "User sells vintage lamps from Porto"),
+        ("User sells handmade soap at the market", "User buys handmade soap at the market"),
+    ],
+)
+def test_another_doing_with_the_same_things_is_another_fact(stored, new):
+    # "sell" and "buy" are cue words ("sold the car"), no words the linker links on; each is
+    # still what the fact says, so neither wording holds the other.
+    new_reading, stored_reading = reading(new), reading(stored)
+
+    assert not restated_in_words(new_reading, stored_reading)
+    assert not restated_in_words(new_reading, stored_reading, kept=new_reading)
+    assert not restated_in_words(stored_reading, new_reading, kept=stored_reading)
+
+
 def test_derivations_of_one_stem_link():
     assert lemma("dentistry") == lemma("dentist")
     assert lemma("delivery") == lemma("delivered")
