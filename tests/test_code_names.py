@@ -20,23 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from testing.wheel_smoke import APPS
+
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = frozenset(
-    {
-        "memory_platform",
-        "config",
-        "core",
-        "tenants",
-        "integrations",
-        "memories",
-        "extraction",
-        "recall",
-        "agents",
-        "bench",
-        "testing",
-        "tests",
-    }
-)
+# The project's packages: what ships (the wheel's apps, the old wiring name) and the dev-only ones.
+PACKAGES = frozenset({*APPS, "bench", "testing", "tests"})
 DOCUMENTS = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
 # Endings that make a dotted word a file's name rather than code's.
 FILE_ENDINGS = frozenset(
