@@ -272,7 +272,8 @@ def reading(
     subject = subject_of(caption)
     # The clause may hold other facts of the same message ("I live in Berlin and I work at
     # Acme"): of it, only the cues and the people it names ("tom and i broke up") are read.
-    lemmas = _lemmas(_unframed(caption)) + _people_in(said)
+    said_in_caption = _lemmas(_unframed(caption))
+    lemmas = said_in_caption + _people_in(said)
     cue_words = _cue_words()
     words = frozenset(w for w in lemmas if w not in _stop_words() and w not in cue_words)
     said_of = [f for f in facets if _registry(f) and f.attribute != "owns"]
@@ -330,7 +331,7 @@ def reading(
         values=frozenset(values),
         value_kinds=frozenset(_closure(sorted(values)) - values),
         scopes=frozenset(f.scope for f in facets if f.scope in lexicon("scopes")),
-        cued=frozenset(w for w in _lemmas(_unframed(caption)) if w in cue_words) - _stop_words(),
+        cued=frozenset(w for w in said_in_caption if w in cue_words) - _stop_words(),
     )
 
 

@@ -203,9 +203,12 @@ def _registered(caption: str) -> np.ndarray:
     return found
 
 
-def _by_meaning(vector: np.ndarray, model_id: str) -> np.ndarray | None:
+def prompt_meaning(vector: np.ndarray | None, model_id: str) -> np.ndarray | None:
     """How much a prompt needs each domain by its vector alone: its nearest example request and
-    the domains' descriptions; None when the embedder matches neither."""
+    the domains' descriptions; None without a vector or when the embedder matches neither.
+    Read once per prompt: `needs_by` and `people_need` both take it."""
+    if vector is None:
+        return None
     by_vector = _by_vector(vector[None, :], model_id, "needed_for", PROMPT_COSINE)
     by_examples = _by_examples(vector, model_id)
     if by_vector is None and by_examples is None:
@@ -217,26 +220,25 @@ def _by_meaning(vector: np.ndarray, model_id: str) -> np.ndarray | None:
     return by_meaning
 
 
-def people_need(vector: np.ndarray | None, model_id: str) -> float:
-    """How much a prompt needs the user's people by what it means ("what's a good anniversary
-    gift idea?"), not by a word the family domain lists: "date", "weekend" or "half" name no
-    one in "when's my due date?", "plan my weekend", "my half marathon"."""
-    if vector is None:
-        return 0.0
-    found = _by_meaning(vector, model_id)
-    return 0.0 if found is None else float(found[_PEOPLE])
+def people_need(meaning: np.ndarray | None) -> float:
+    """How much a prompt needs the user's people by what it means (`prompt_meaning`: "what's a
+    good anniversary gift idea?"), not by a word the family domain lists: "date", "weekend" or
+    "half" name no one in "when's my due date?", "plan my weekend", "my half marathon"."""
+    return 0.0 if meaning is None else float(meaning[_PEOPLE])
 
 
 def needs(prompt: str, vector: np.ndarray | None, model_id: str) -> np.ndarray:
-    """How much a prompt needs each domain's memories, (D,) in [0, 1]: its words or vector.
+    """How much a prompt needs each domain's memories, (D,) in [0, 1]: its words or vector."""
+    return needs_by(prompt, prompt_meaning(vector, model_id))
+
+
+def needs_by(prompt: str, by_meaning: np.ndarray | None) -> np.ndarray:
+    """`needs`, given the prompt's `prompt_meaning`.
 
     When the vector points to a domain, a word of a domain the vector gives nothing at all
     counts only `WORD_ALONE`: "project" in "set up my editor for a new project" is a word
     of hobbies, but the request is about code, and the user's band is not what it needs."""
     words = _hits(_QUOTED.sub(" ", prompt), "needed_words")
-    if vector is None:
-        return words
-    by_meaning = _by_meaning(vector, model_id)
     if by_meaning is None:
         return words
     if by_meaning.max() >= VECTOR_POINTS:

@@ -20,8 +20,9 @@ from recall.domains import (
     full_name_firsts,
     given_names,
     names,
-    needs,
+    needs_by,
     people_need,
+    prompt_meaning,
     reading,
 )
 from recall.index import UserIndex
@@ -67,7 +68,8 @@ def memory_ranked(
             # A down embedding provider degrades recall to lexical, it does not fail it.
             logger.warning("recall: query embedding failed, ranking lexically", exc_info=True)
     personal, general = reading(prompt)
-    wanted = needs(prompt, query_vector, index.model_id) if personal else None
+    meaning = prompt_meaning(query_vector, index.model_id)
+    wanted = needs_by(prompt, meaning) if personal else None
     # A question naming whom the memories are about ("When did Caroline move?") or one of the
     # user's people, capitalised or not ("what's a good time to phone claire"), or naming
     # someone their memories name ("Where did Oliver hide his bone?"), is about their world.
@@ -83,9 +85,7 @@ def memory_ranked(
         personal=personal,
         general=general,
         domains=wanted,
-        about_self=about_self(
-            prompt, index.people_names, people_need(query_vector, index.model_id)
-        ),
+        about_self=about_self(prompt, index.people_names, people_need(meaning)),
         episodic=general and episodic(prompt),
     )
     ranked = rank(

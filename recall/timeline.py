@@ -93,15 +93,6 @@ def past_rows(index: UserIndex, today: datetime.date) -> np.ndarray:
     return np.zeros(index.size, dtype=bool) if current is None else ~current
 
 
-def day_of(as_of: datetime.date | datetime.datetime) -> datetime.date:
-    """The UTC day of an `as_of` (a date is its own day)."""
-    if isinstance(as_of, datetime.datetime):
-        if as_of.tzinfo is not None:
-            as_of = as_of.astimezone(datetime.UTC)
-        return as_of.date()
-    return as_of
-
-
 def asks_about_past(prompt: str) -> bool:
     """Whether a prompt asks about the user's past ("where did I use to work", "what was my
     old car", "when did I start at Acme"): a phrase of the `past_cues` lexicon."""
