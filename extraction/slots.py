@@ -25,8 +25,6 @@ from core.words import words_of
 _VALUE_FIRST = re.compile(
     r"^(?P<value>\S+(?: \S+){0,3}?)(?:'s| is| are) (?P<slot>my \S+(?: \S+){0,3})$", re.I
 )
-# Chat words that mark a verbless fragment as a fact said in passing, at its end.
-_IN_PASSING = frozenset({"btw", "fyi", "fwiw", "ps"})
 
 
 @cache
@@ -90,7 +88,7 @@ def in_passing(part: str) -> str | None:
     before it the slot; None for any other."""
     words = part.strip(" ,.!").split()
     # At its end: one the fragment opens with is taken off with the other chat openings.
-    if not words or words[-1].lower().strip(",.!:") not in _IN_PASSING:
+    if not words or words[-1].lower().strip(",.!:") not in lexicon("in_passing"):
         return None
     words = words[:-1]
     words = [word.strip(",:") for word in words if word.strip(",:")]
