@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
-from memories.models import Memory
+from memories.models import Memory, MemoryEvidence
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,13 @@ class Candidate:
     said: str = ""
     # When the message that stated it was sent (issue 33); None: the request's time.
     said_at: datetime.datetime | None = None
+    # The index of that message in the conversation as sent (`extraction.stated`); None for
+    # an agent's note, which is no message.
+    said_in: int | None = None
+    # The memory's evidence: what the user said (`said`, or the whole message when no clause
+    # was found), redacted at screening; an agent's note as the agent wrote it (`said_by`).
+    quote: str = ""
+    said_by: str = MemoryEvidence.Source.USER
     # When the fact holds, from a time phrase in what the user said; None: open or unknown.
     valid_from: datetime.date | None = None
     valid_to: datetime.date | None = None

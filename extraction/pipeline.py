@@ -40,10 +40,12 @@ from extraction.stated import candidates_dated
 from extraction.timing import candidates_timed, ended_event
 from integrations.embeddings import current_model_id, embed_texts
 from integrations.llm import LLMUsage
+from memories.evidence import Quote
 from memories.facets import category_of
-from memories.models import AgentSession, EndUser, Memory, MemoryVersion
+from memories.models import AgentSession, EndUser, Memory, MemoryEvidence, MemoryVersion
 from memories.selectors import VISIBLE_STATUSES
 from memories.services.conflicts import review_item_file
+from memories.services.evidence import memory_evidence_add
 from memories.services.memories import (
     end_user_lock,
     memory_cap_enforce,
@@ -137,6 +139,23 @@ def known_memories_load(end_user: EndUser) -> tuple[list[KnownMemory], dict[str,
     return known, rows
 
 
+def candidate_evidence(candidate: Candidate, session: AgentSession | None) -> list[Quote]:
+    """The words `candidate` was said in, as its memory's evidence: the user's clause with its
+    session, message and time, or an agent's note as the agent's (none without words)."""
+    agent = candidate.said_by == MemoryEvidence.Source.AGENT
+    if not candidate.quote or (not agent and candidate.said_in is None):
+        return []  # not read from a message (`extraction.stated` places every one that is)
+    return [
+        Quote(
+            text=candidate.quote,
+            said_at=candidate.said_at or timezone.now(),
+            session_id=None if agent or session is None else session.pk,
+            position=None if agent else candidate.said_in,
+            source=candidate.said_by,
+        )
+    ]
+
+
 def decisions_apply(
     *,
     end_user: EndUser,
@@ -151,6 +170,7 @@ def decisions_apply(
     saved: dict[str, Memory] = {}
     for position, decision in enumerate(decisions):
         candidate = decision.candidate
+        evidence = candidate_evidence(candidate, session)
         if decision.action == Action.SKIP:
             # Said again word for word: one more source of the memory that holds it.
             kept = rows.get(decision.target or "")
@@ -158,6 +178,7 @@ def decisions_apply(
                 memory_sources_add(memory=kept, sessions=[session] if session else [],
                                    outside=session is None)  # fmt: skip
                 memory_restate(memory=kept, stated_at=candidate.said_at)
+                memory_evidence_add(memory=kept, quotes=evidence)
             continue
         if decision.action == Action.MERGE:
             assert decision.target is not None  # a merge names the memory it merges into
@@ -175,6 +196,7 @@ def decisions_apply(
                 stated_at=candidate.said_at,
                 valid_from=candidate.valid_from,
                 valid_to=candidate.valid_to,
+                evidence=evidence,
                 **common,
             )
             saved[target.id] = target
@@ -199,6 +221,7 @@ def decisions_apply(
             stated_at=candidate.said_at,
             valid_from=candidate.valid_from,
             valid_to=candidate.valid_to,
+            evidence=evidence,
             **common,
         )
         rows[new_ref(position)] = memory
@@ -277,9 +300,12 @@ def conversation_memories_write(
     decision call only leaves the decisions to the rules.
     """
     candidates, extractor = candidates_extract(messages, usage, read_before=read_before)
-    # When each was said, before anything reads its time phrases against it.
+    # When and where each was said, and its words, before anything reads its time phrases.
     candidates = candidates_dated(
-        candidates, messages[read_before:], default=said_at or timezone.now()
+        candidates,
+        messages[read_before:],
+        default=said_at or timezone.now(),
+        offset=read_before,
     )
     candidates = _screened(candidates, usage)
     # When each fact holds, from the time phrases of what the user said, and captions without

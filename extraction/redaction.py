@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from extraction.candidates import Candidate
-from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH
+from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, QUOTE_MAX_LENGTH
 
 EMAIL = "[email]"
 PHONE = "[phone]"
@@ -137,9 +137,11 @@ def _fit(text: str, limit: int) -> str:
 
 
 def redact_candidate(candidate: Candidate) -> Candidate:
-    """The candidate with PII redacted from its caption and full text."""
+    """The candidate with PII redacted from its caption, full text and quote (the words kept as
+    its evidence, which are the user's own and hold what the caption left out)."""
     caption = _fit(redact(candidate.caption), CAPTION_MAX_LENGTH)
     full_text = _fit(redact(candidate.full_text), FULL_TEXT_MAX_LENGTH)
-    if caption == candidate.caption and full_text == candidate.full_text:
+    quote = _fit(redact(candidate.quote), QUOTE_MAX_LENGTH)
+    if (caption, full_text, quote) == (candidate.caption, candidate.full_text, candidate.quote):
         return candidate
-    return replace(candidate, caption=caption, full_text=full_text)
+    return replace(candidate, caption=caption, full_text=full_text, quote=quote)

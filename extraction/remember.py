@@ -4,7 +4,9 @@ The agent is the extractor here: its note is not read again by the conversation 
 (which keeps only what a user says in the first person and would drop "User's sister lives in
 Bergen"). It goes through the rest of the write path as a candidate of a conversation does:
 the same screening, then the same write step (`extraction.pipeline.candidates_write`: under
-the user's lock, dedup, the conflict checks, the per-user cap and the change signal).
+the user's lock, dedup, the conflict checks, the per-user cap and the change signal). The
+note itself, redacted, is the memory's evidence, marked as the agent's
+(`memories.models.MemoryEvidence`).
 
 A note the service will not store is refused with a reason (`NotRemembered`, a 400): empty,
 a question or a request, an instruction to the assistant or a claim of authority over it, or
@@ -31,7 +33,7 @@ from extraction.screening import candidate_screen
 from extraction.wording import third_person
 from integrations.embeddings import embed_texts
 from memories.instructions import REFUSALS, instruction_in
-from memories.models import Memory
+from memories.models import Memory, MemoryEvidence
 from memories.selectors import memory_visible_count
 from memories.services.memories import end_user_get_or_create
 from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, embedding_text, text_clean
@@ -88,8 +90,15 @@ def note_candidate(text: str) -> Candidate:
         # The caption is the note's first sentence when it fits, the whole note the full text.
         first = caption.split(". ")[0]
         caption = first if len(first) <= CAPTION_MAX_LENGTH else _clip(first)
+    # The note is the memory's evidence, marked as the agent's: what the user said is not
+    # known here, only what the agent wrote (redacted at screening, as a caption is).
     return Candidate(
-        caption=caption, full_text=full_text, category=category(caption), confidence=CONFIDENCE
+        caption=caption,
+        full_text=full_text,
+        category=category(caption),
+        confidence=CONFIDENCE,
+        quote=note,
+        said_by=MemoryEvidence.Source.AGENT,
     )
 
 

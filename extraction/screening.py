@@ -36,10 +36,16 @@ def candidate_screen(candidate: Candidate) -> tuple[Candidate | None, str]:
     # not the fact.
     use_when = " ".join(text_clean(candidate.use_when, lines=False).split())
     use_when = "" if instruction_in(use_when) else use_when
-    cleaned = (caption, full_text or caption, use_when)
-    if cleaned != (candidate.caption, candidate.full_text, candidate.use_when):
+    # The words quoted as its evidence, cleaned as the caption is (and redacted below).
+    quote = " ".join(text_clean(candidate.quote, lines=False).split())
+    cleaned = (caption, full_text or caption, use_when, quote)
+    if cleaned != (candidate.caption, candidate.full_text, candidate.use_when, candidate.quote):
         candidate = replace(
-            candidate, caption=caption, full_text=full_text or caption, use_when=use_when
+            candidate,
+            caption=caption,
+            full_text=full_text or caption,
+            use_when=use_when,
+            quote=quote,
         )
     return redact_candidate(candidate), ""
 

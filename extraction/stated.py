@@ -1,5 +1,6 @@
-"""When each candidate was said (issue 33): the timestamp of the user's message it was read
-from, else the conversation's, else the request's time.
+"""When and where each candidate was said (issue 33, 34): the timestamp of the user's message
+it was read from, else the conversation's, else the request's time; that message's place in
+the conversation, and the words quoted as the memory's evidence.
 
 Messages carry the `timestamp` the caller sent (`extraction.apis`; the conversation's own is
 copied onto each message without one when the job is recorded), as ISO 8601 text in the job's
@@ -52,23 +53,37 @@ def messages_timed(
 
 
 def candidates_dated(
-    candidates: list[Candidate], messages: list[dict], *, default: datetime.datetime
+    candidates: list[Candidate],
+    messages: list[dict],
+    *,
+    default: datetime.datetime,
+    offset: int = 0,
 ) -> list[Candidate]:
-    """`candidates`, each with `said_at` set (one an extractor already dated keeps its own)."""
-    users = [m for m in messages if m.get("role") == "user"] or messages
+    """`candidates`, each with the user's message it was read from: its time (`said_at`; one an
+    extractor already dated keeps its own), its index in the conversation (`said_in`, counted
+    from `offset`, the messages read before `messages`) and the words quoted as the memory's
+    evidence (`quote`: the clause it was read from, else that message)."""
+    positions = [at for at, m in enumerate(messages) if m.get("role") == "user"]
+    positions = positions or list(range(len(messages)))
+    users = [messages[at] for at in positions]
+    if not users:
+        return [c if c.said_at else replace(c, said_at=default) for c in candidates]
     times = [message_time(m) or default for m in users]
-    if len(set(times)) <= 1:  # one time for the whole conversation: no message to find
-        at = times[0] if times else default
-        return [c if c.said_at else replace(c, said_at=at) for c in candidates]
-    texts = [str(m.get("content", "")).lower() for m in users]
-    vocabularies = [set(words_of(text)) for text in texts]
-    dated = []
+    texts = [str(m.get("content", "")) for m in users]
+    lowered = [text.lower() for text in texts]
+    vocabularies = [set(words_of(text)) for text in lowered]
+    placed = []
     for candidate in candidates:
+        source = _source(candidate, lowered, vocabularies) if len(users) > 1 else 0
+        found: dict = {}
         if candidate.said_at is None:
-            at = times[_source(candidate, texts, vocabularies)]
-            candidate = replace(candidate, said_at=at)
-        dated.append(candidate)
-    return dated
+            found["said_at"] = times[source]
+        if candidate.said_in is None:
+            found["said_in"] = offset + positions[source]
+        if not candidate.quote:
+            found["quote"] = candidate.said or texts[source]
+        placed.append(replace(candidate, **found) if found else candidate)
+    return placed
 
 
 def _source(candidate: Candidate, texts: list[str], vocabularies: list[set[str]]) -> int:

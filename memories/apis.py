@@ -21,9 +21,20 @@ from core.api import (
     validated,
 )
 from core.exceptions import InvalidInput
-from memories.api_base import MEMORY_ID_PATTERN, MEMORY_IDS_PATTERN, UserScopedApi
+from memories.api_base import (
+    MEMORY_ID_PATTERN,
+    MEMORY_IDS_PATTERN,
+    EvidenceSerializer,
+    UserScopedApi,
+)
+from memories.evidence import EVIDENCE_PER_MEMORY
 from memories.models import Memory
-from memories.selectors import memory_as_of_list, memory_visible_count, memory_visible_list
+from memories.selectors import (
+    memory_as_of_list,
+    memory_full_list,
+    memory_visible_count,
+    memory_visible_list,
+)
 from memories.services.memories import memory_delete
 from tenants.authentication import request_tenant
 
@@ -65,6 +76,13 @@ class MemoryFullApi(UserScopedApi):
             caption = serializers.CharField()
             full_text = serializers.CharField()
             created_at = serializers.DateTimeField()
+            evidence = EvidenceSerializer(
+                many=True,
+                required=False,
+                help_text="What the user said that the memory came from, in the order it was "
+                f"said: the first statement and the latest ones (at most {EVIDENCE_PER_MEMORY})."
+                " Empty for a memory stored before evidence was kept.",
+            )
 
         memories = FullSerializer(many=True)
 
@@ -79,8 +97,7 @@ class MemoryFullApi(UserScopedApi):
         if end_user is None:
             return Response(self.OutputSerializer({"memories": []}).data)
         found = {
-            memory.id: memory
-            for memory in memory_visible_list(end_user=end_user).filter(id__in=data["ids"])
+            memory.id: memory for memory in memory_full_list(end_user=end_user, ids=data["ids"])
         }
         memories = [found[memory_id] for memory_id in data["ids"] if memory_id in found]
         return Response(self.OutputSerializer({"memories": memories}).data)

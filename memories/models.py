@@ -13,7 +13,12 @@ from nanoid import generate
 from pgvector.django import VectorField
 
 from core.user_ids import USER_ID_MAX_LENGTH
-from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, USE_WHEN_MAX_LENGTH
+from memories.text import (
+    CAPTION_MAX_LENGTH,
+    FULL_TEXT_MAX_LENGTH,
+    QUOTE_MAX_LENGTH,
+    USE_WHEN_MAX_LENGTH,
+)
 from tenants.models import Tenant
 
 MEMORY_ID_PREFIX = "mem_"
@@ -166,6 +171,63 @@ class Memory(models.Model):
 
     def __str__(self) -> str:
         return f"{self.id}: {self.caption}"
+
+
+class MemoryEvidence(models.Model):
+    """The words a memory came from: one clause of one message of the user (after redaction),
+    or the note an agent stored with `remember`, with where and when it was said.
+
+    A memory keeps one per statement (the first, each restatement, what an operator merged
+    into it), bounded by `memories.evidence.EVIDENCE_PER_MEMORY`. Deleting the memory deletes
+    its quotes; erasing a session deletes the quotes said in it.
+    """
+
+    class Source(models.TextChoices):
+        USER = "user", "The user's message"
+        AGENT = "agent", "The agent's note"
+
+    # Not indexed alone: the named index below leads with it.
+    memory = models.ForeignKey(
+        Memory, on_delete=models.CASCADE, related_name="evidence", db_index=False
+    )
+    # NULL: a conversation sent without a session_id, or an agent's note. CASCADE: a session's
+    # erasure takes what was said in it (its FK index finds them).
+    session = models.ForeignKey(
+        AgentSession, null=True, blank=True, on_delete=models.CASCADE, related_name="evidence"
+    )
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.USER)
+    # The message's index in the conversation as sent (0-based, every role counted); an
+    # agent's note is no message of a conversation.
+    position = models.PositiveIntegerField(null=True, blank=True)
+    said_at = models.DateTimeField()
+    quote = models.CharField(max_length=QUOTE_MAX_LENGTH)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "memory evidence"
+        constraints = [
+            models.CheckConstraint(
+                condition=GreaterThan(Length("quote"), 0), name="memoryevidence_quote_not_empty"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(source__in=["user", "agent"]),
+                name="memoryevidence_source_valid",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(source="user", position__isnull=False)
+                | models.Q(source="agent", position__isnull=True),
+                name="memoryevidence_position_iff_user",
+            ),
+        ]
+        indexes = [
+            # A memory's quotes in the order they were said: GET /memories/full, explain=true
+            # on /memories/relevant, the admin's memory and conflict pages, and the bound's
+            # trim (`memory_evidence_add`).
+            models.Index(fields=["memory", "said_at"], name="memoryevidence_memory_said"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.memory_id}: {self.quote[:60]}"
 
 
 class MemoryVersion(models.Model):

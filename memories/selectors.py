@@ -8,7 +8,7 @@ from django.db import models
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from memories.models import EndUser, Memory, MemoryVersion, ReviewItem
+from memories.models import EndUser, Memory, MemoryEvidence, MemoryVersion, ReviewItem
 from tenants.models import Tenant, TenantUsage
 from tenants.selectors import USAGE_DAYS, usage_window_start
 
@@ -25,6 +25,17 @@ def memory_visible_list(*, end_user: EndUser) -> models.QuerySet[Memory]:
     """The user's visible memories, newest first."""
     return Memory.objects.filter(end_user=end_user, status__in=VISIBLE_STATUSES).order_by(
         "-created_at", "id"
+    )
+
+
+def memory_full_list(*, end_user: EndUser, ids: list[str]) -> models.QuerySet[Memory]:
+    """The user's visible memories among `ids`, each with its evidence (GET /memories/full):
+    two queries whatever the number of memories."""
+    return (
+        memory_visible_list(end_user=end_user)
+        .filter(id__in=ids)
+        .defer("embedding")
+        .prefetch_related(models.Prefetch("evidence", queryset=memory_evidence_list()))
     )
 
 
@@ -117,6 +128,26 @@ def memory_session_list(
     )
 
 
+# --- evidence (issue 34) ---------------------------------------------------------------------
+
+
+def memory_evidence_list() -> models.QuerySet[MemoryEvidence]:
+    """Quotes in the order they were said, each with its session's id (no query per row)."""
+    return MemoryEvidence.objects.select_related("session").order_by("said_at", "id")
+
+
+def memory_evidence_map(
+    *, end_user_id: int, memory_ids: list[str]
+) -> dict[str, list[MemoryEvidence]]:
+    """What the user said for each of their memories `memory_ids`, by memory id, in the order
+    it was said (a memory without any is absent). One query."""
+    found: dict[str, list[MemoryEvidence]] = {}
+    rows = memory_evidence_list().filter(memory_id__in=memory_ids, memory__end_user_id=end_user_id)
+    for row in rows:
+        found.setdefault(row.memory_id, []).append(row)
+    return found
+
+
 # --- operators: the admin's review queue and the store's statistics ------------------------
 
 
@@ -141,12 +172,14 @@ def review_item_pending_list() -> models.QuerySet[ReviewItem]:
 
 
 def review_item_conflict(*, review_item_id: int) -> models.QuerySet[ReviewItem]:
-    """One review item with both sides of its conflict and their version histories."""
+    """One review item with both sides of its conflict, their version histories and what the
+    user said for each (their evidence)."""
     memories = (
         Memory.objects.defer("embedding")
         .select_related("source_session")
         .prefetch_related(
-            models.Prefetch("versions", queryset=MemoryVersion.objects.order_by("version"))
+            models.Prefetch("versions", queryset=MemoryVersion.objects.order_by("version")),
+            models.Prefetch("evidence", queryset=memory_evidence_list()),
         )
     )
     return (

@@ -13,6 +13,8 @@ import unicodedata
 CAPTION_MAX_LENGTH = 100
 FULL_TEXT_MAX_LENGTH = 500
 USE_WHEN_MAX_LENGTH = 200
+# A memory's evidence: the clause the user said it in (or an agent's note), redacted.
+QUOTE_MAX_LENGTH = 500
 
 _SPACE = re.compile(r"\s+")
 _TRAILING = re.compile(r"[\s.!?;,]+$")

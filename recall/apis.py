@@ -18,7 +18,7 @@ from core.api import (
     error_responses,
     validated,
 )
-from memories.api_base import UserScopedApi
+from memories.api_base import EvidenceSerializer, UserScopedApi
 from recall.context import DEFAULT_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS, memory_context
 from recall.services import memory_recall
 from tenants.authentication import request_tenant
@@ -59,6 +59,12 @@ class MemoryRelevantApi(UserScopedApi):
                 "(borrowed from memories of the same source session), raw_score (the ranker's "
                 "unbounded sum) and score.",
             )
+            evidence = EvidenceSerializer(
+                many=True,
+                required=False,
+                help_text="With explain=true: what the user said that the memory came from, in "
+                "the order it was said (the same as GET /memories/full).",
+            )
 
         memories = RelevantSerializer(many=True)
         explain = serializers.DictField(
@@ -92,6 +98,7 @@ class MemoryRelevantApi(UserScopedApi):
             "memories": [
                 {"id": m.id, "caption": m.caption, "score": m.score}
                 | ({"signals": m.signals} if data["explain"] and m.signals else {})
+                | ({"evidence": m.evidence} if m.evidence is not None else {})
                 for m in recall.memories
             ]
         }

@@ -8,7 +8,7 @@ the tenant's usage. The ranking itself is `recall.selectors`.
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -16,7 +16,8 @@ from django.utils import timezone
 
 from core.metrics import RECALL_DURATION
 from integrations.llm import LLMUsage
-from memories.models import EndUser
+from memories.models import EndUser, MemoryEvidence
+from memories.selectors import memory_evidence_map
 from recall.access import access_record
 from recall.index import UserIndex, user_index_find, user_index_get
 from recall.ranking import Ranked
@@ -50,6 +51,8 @@ class RelevantMemory:
     # and whether it no longer does (an update replaced it, or its end has passed).
     period: str = ""
     past: bool = False
+    # With `explain`: what the user said that it came from (`MemoryEvidence` rows).
+    evidence: list[MemoryEvidence] | None = None
 
 
 @dataclass(frozen=True)
@@ -86,8 +89,18 @@ def memory_recall(
     with RECALL_DURATION.labels("relevant").time():
         index = user_index_find(tenant_id=tenant.pk, external_id=external_id)
         recall = _recall(index, prompt=prompt, limit=limit, mode=mode, explain=explain, as_of=as_of)
+    if explain and index is not None and recall.memories:
+        recall = _with_evidence(recall, end_user_id=index.end_user_id)
     tenant_usage_add(tenant_id=tenant.pk, recalls=1, **recall.cost.counts())
     return recall
+
+
+def _with_evidence(recall: Recall, *, end_user_id: int) -> Recall:
+    """`recall` with each memory's evidence (explain=true): one query, after the ranking, so
+    the default answer costs nothing more."""
+    found = memory_evidence_map(end_user_id=end_user_id, memory_ids=[m.id for m in recall.memories])
+    memories = [replace(m, evidence=found.get(m.id, [])) for m in recall.memories]
+    return replace(recall, memories=memories)
 
 
 def memory_recall_for_end_user(

@@ -14,7 +14,14 @@ import factory
 from django.utils import timezone
 
 from extraction.models import ExtractionJob
-from memories.models import AgentSession, EndUser, Memory, MemoryVersion, ReviewItem
+from memories.models import (
+    AgentSession,
+    EndUser,
+    Memory,
+    MemoryEvidence,
+    MemoryVersion,
+    ReviewItem,
+)
 from memories.text import content_hash
 from tenants.models import Tenant, TenantAPIKey
 from tenants.services import tenant_usage_add
@@ -91,6 +98,19 @@ class MemoryVersionFactory(factory.django.DjangoModelFactory):
     last_stated_at = factory.LazyAttribute(lambda o: o.memory.last_stated_at)
     valid_from = factory.LazyAttribute(lambda o: o.memory.valid_from)
     valid_to = factory.LazyAttribute(lambda o: o.memory.valid_to)
+
+
+class MemoryEvidenceFactory(factory.django.DjangoModelFactory):
+    """A quote of the user's message a memory came from (no session unless given)."""
+
+    class Meta:
+        model = MemoryEvidence
+
+    memory = factory.SubFactory(MemoryFactory)
+    source = MemoryEvidence.Source.USER
+    position = 0
+    said_at = factory.LazyFunction(timezone.now)
+    quote = factory.Sequence(lambda n: f"I said thing number {n}")
 
 
 class ReviewItemFactory(factory.django.DjangoModelFactory):

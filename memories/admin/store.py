@@ -23,9 +23,10 @@ from memories.models import (
     EndUser,
     ErasureRecord,
     Memory,
+    MemoryEvidence,
     MemoryVersion,
 )
-from memories.selectors import memory_admin_list
+from memories.selectors import memory_admin_list, memory_evidence_list
 from memories.services.erasure import end_user_erase
 from memories.services.memories import memory_delete_many
 from memories.services.reviews import ReviewError, memory_operator_edit
@@ -94,6 +95,28 @@ class MemoryVersionInline(admin.TabularInline):
     ]
     readonly_fields = cast(list[str], fields)  # names only (the stubs allow groups in `fields`)
     ordering = ["version"]
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class MemoryEvidenceInline(admin.TabularInline):
+    """What the user said that the memory came from, in the order it was said: shown, never
+    written by hand."""
+
+    model = MemoryEvidence
+    verbose_name = "quote"
+    verbose_name_plural = "What the user said"
+    extra = 0
+    can_delete = False
+    fields = ["quote", "source", "session", "position", "said_at"]
+    readonly_fields = cast(list[str], fields)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[MemoryEvidence]:
+        return memory_evidence_list()
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -201,7 +224,7 @@ class MemoryAdmin(TenantScopedAdmin):
         *fieldsets,
         ("Timeline of the user's facts", {"fields": ["timeline"], "classes": ["wide"]}),
     ]
-    inlines = [MemoryVersionInline]
+    inlines = [MemoryEvidenceInline, MemoryVersionInline]
 
     @admin.display(description="Timeline")
     def timeline(self, memory: Memory) -> str:
@@ -233,9 +256,11 @@ class MemoryAdmin(TenantScopedAdmin):
             messages.error(request, f"Not saved: {exc}")
 
     def get_deleted_objects(self, objs: Any, request: HttpRequest) -> tuple:
-        """A memory's versions go with it: the operator needs no right to delete versions."""
+        """A memory's versions and quotes go with it: the operator needs no right to delete
+        those."""
         deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
         perms_needed.discard(MemoryVersion._meta.verbose_name)
+        perms_needed.discard(MemoryEvidence._meta.verbose_name)
         return deleted, counts, perms_needed, protected
 
     def delete_model(self, request: HttpRequest, obj: Memory) -> None:

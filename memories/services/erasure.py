@@ -11,9 +11,12 @@ once it commits.
 - A whole user: memories, versions, review items, sessions, jobs, the earlier deletion records
   and the EndUser row itself. What stays is one ErasureRecord (tenant, user_id, counts, when,
   who): the per-memory deletion records would only list ids of a user who no longer exists.
-- A session: the memories that came from it and from nothing else. A memory that another
-  session (or a conversation sent without one) also stated stays, whole, with its history:
-  erasing one conversation does not unsay what the user said elsewhere. Review items about an
+- A session: the memories that came from it and from nothing else, and every quote of what
+  was said in it (`MemoryEvidence`). A memory that another session (or a conversation sent
+  without one, or an agent's note) also stated stays, with its history and the quotes of its
+  other sources: erasing one conversation does not unsay what the user said elsewhere. One
+  whose only quotes were the session's stays too, with none (its other sources were stated
+  before quotes were kept, or their quotes fell to the bound). Review items about an
   erased memory go too; a memory held for review only because it contradicted erased ones
   becomes active, since nothing it contradicts is left.
 """
@@ -34,6 +37,7 @@ from memories.models import (
     EndUser,
     ErasureRecord,
     Memory,
+    MemoryEvidence,
     MemoryVersion,
     ReviewItem,
 )
@@ -296,6 +300,9 @@ def agent_session_erase(
         actor_type=actor_type,
         actor=actor,
     )
+    # What was said in the session goes, from the memories that stay too (the FK's CASCADE
+    # would take it as well; said here, where the erasure is read).
+    MemoryEvidence.objects.filter(session=session).delete()
     # Memories kept because another source stated them lose this source (SET_NULL).
     session.delete()
 

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import datetime
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
 from core.exceptions import NotFound
+from memories.evidence import Quote
 from memories.facets import facets_of
 from memories.models import AgentSession, DeletionRecord, EndUser, Memory, MemoryVersion, ReviewItem
 from memories.selectors import VISIBLE_STATUSES
+from memories.services.evidence import memory_evidence_add, memory_evidence_fold
 from memories.signals import memories_changed_on_commit
 from tenants.models import Tenant
 
@@ -83,9 +85,11 @@ def memory_create(
     stated_at: datetime.datetime | None = None,
     valid_from: datetime.date | None = None,
     valid_to: datetime.date | None = None,
+    evidence: Sequence[Quote] = (),
 ) -> Memory:
     """Store a new memory and its first version; its facets are read from its text unless the
-    extractor passes what it read. `stated_at` is when the user said it (None: now)."""
+    extractor passes what it read. `stated_at` is when the user said it (None: now);
+    `evidence`, the words it was said in."""
     stated_at = stated_at or timezone.now()
     valid_from, valid_to = validity_ordered(valid_from, valid_to)
     memory = Memory.objects.create(
@@ -109,6 +113,7 @@ def memory_create(
     )
     if source_session is not None:
         memory.sessions.add(source_session)
+    memory_evidence_add(memory=memory, quotes=evidence)
     memory_version_record(
         memory=memory, action=MemoryVersion.Action.CREATED, actor_type=actor_type, actor=actor
     )
@@ -132,13 +137,15 @@ def memory_merge(
     stated_at: datetime.datetime | None = None,
     valid_from: datetime.date | None = None,
     valid_to: datetime.date | None = None,
+    evidence: Sequence[Quote] = (),
 ) -> Memory:
     """Fold a near-duplicate statement into an existing memory as a new version.
 
     The more detailed wording wins, so a merge never loses information; the memory keeps the
     facets of both statements, and the statement's source (`session`, None for one outside
     any session) among its own. A restatement moves `last_stated_at` forward (to `stated_at`,
-    None: now) and fills in a validity the memory did not know yet.
+    None: now) and fills in a validity the memory did not know yet. The statement's words
+    (`evidence`) join the memory's.
     """
     _restated(memory, stated_at or timezone.now())
     if memory.valid_from is None and memory.valid_to is None:
@@ -147,6 +154,7 @@ def memory_merge(
             valid_from = None
         memory.valid_from, memory.valid_to = validity_ordered(valid_from, valid_to)
     memory_sources_add(memory=memory, sessions=[session] if session else [], outside=not session)
+    memory_evidence_add(memory=memory, quotes=evidence)
     caption_before, full_text_before = memory.caption, memory.full_text
     known = (
         memory.facets if memory.facets is not None else facets_of(caption_before, full_text_before)
@@ -215,11 +223,13 @@ def memory_sources_add(
 
 
 def memory_sources_fold(*, into: Memory, source: Memory) -> None:
-    """`into` takes over every source of `source` (an operator merged them)."""
+    """`into` takes over every source of `source` (an operator merged them), and a copy of
+    the words each said (`memory_evidence_fold`)."""
     # `sessions` holds the first session too (`memory_create`, migration 0011).
     memory_sources_add(
         memory=into, sessions=source.sessions.all(), outside=source.stated_outside_sessions
     )
+    memory_evidence_fold(into=into, source=source)
 
 
 @transaction.atomic

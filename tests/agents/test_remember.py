@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from agents.mcp.server import tool_result
 from extraction.reader import offline_candidates
 from extraction.remember import NotRemembered, memory_remember, note_candidate
-from memories.models import Memory
+from memories.models import Memory, MemoryEvidence
 
 pytestmark = pytest.mark.django_db
 
@@ -242,4 +242,30 @@ def test_a_note_past_the_cap_evicts_the_oldest_as_an_extraction_does(api, settin
     assert _store(USER) == [
         ("User's sister lives in Bergen", "active", ["created"]),
         ("User likes jazz", "active", ["created"]),
+    ]
+
+
+# --- evidence (issue 34) -----------------------------------------------------------------------
+
+
+def test_a_note_is_kept_as_its_memorys_evidence_marked_as_the_agents(api):
+    response = remember(api, "I play the bassoon on Sundays. Mail me at bob@example.com")
+
+    [memory] = Memory.objects.filter(id__in=[m["id"] for m in response.json()["memories"]])
+    [quote] = memory.evidence.all()
+    assert quote.source == MemoryEvidence.Source.AGENT
+    assert (quote.session, quote.position) == (None, None)
+    assert quote.quote == "I play the bassoon on Sundays. Mail me at [email]"
+
+
+def test_a_note_that_restates_a_users_fact_adds_the_agents_quote_beside_the_users(api):
+    user_id = str(uuid.uuid4())
+    _extract(api, user_id, "I have two cats.")
+
+    remember(api, "I have two cats.", user_id=user_id)
+
+    [memory] = Memory.objects.filter(end_user__external_id=user_id)
+    assert [(q.source, q.quote) for q in memory.evidence.order_by("said_at")] == [
+        ("user", "I have two cats."),
+        ("agent", "I have two cats."),
     ]
