@@ -45,7 +45,11 @@ def test_an_extraction_quotes_the_clause_with_its_session_message_and_time(tenan
         user_id,
         {"role": "user", "content": "hi there", "timestamp": MONDAY},
         {"role": "assistant", "content": "Hello! How can I help?"},
-        {"role": "user", "content": "I work as a nurse at the city hospital.", "timestamp": TUESDAY},
+        {
+            "role": "user",
+            "content": "I work as a nurse at the city hospital.",
+            "timestamp": TUESDAY,
+        },
         session_id="chat-1",
     )
 
