@@ -18,7 +18,13 @@ import pytest
 from django.utils import timezone
 
 from memories.models import Memory, ReviewItem
-from tests.factories import AgentSessionFactory, EndUserFactory, TenantFactory, conflict_make
+from tests.factories import (
+    AgentSessionFactory,
+    EndUserFactory,
+    MemoryEvidenceFactory,
+    TenantFactory,
+    conflict_make,
+)
 
 CHROMIUM = Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -103,7 +109,11 @@ def screenshot(tmp_path):
     return take
 
 
-def _conflict(end_user, new, existing, *, similarity, reason, hours_ago, session=None):
+def _conflict(
+    end_user, new, existing, *, similarity, reason, hours_ago, session=None, said=("", "")
+):
+    """A conflict filed `hours_ago`; `said` is what the user said for the new and the existing
+    memory (their evidence), when given."""
     item = conflict_make(end_user, new, (existing,), similarity=similarity, reason=reason)
     filed = timezone.now() - timedelta(hours=hours_ago)
     ReviewItem.objects.filter(pk=item.pk).update(created_at=filed)
@@ -113,6 +123,17 @@ def _conflict(end_user, new, existing, *, similarity, reason, hours_ago, session
     )
     if session is not None:
         Memory.objects.filter(pk=item.new_memory_id).update(source_session=session)
+    said_new, said_before = said
+    if said_new:
+        MemoryEvidenceFactory(
+            memory_id=item.new_memory_id, session=session, position=4, quote=said_new,
+            said_at=filed,
+        )  # fmt: skip
+    if said_before:
+        MemoryEvidenceFactory(
+            memory=item.existing_memories.get(), position=0, quote=said_before,
+            said_at=filed - timedelta(days=40),
+        )  # fmt: skip
     return item
 
 
@@ -130,6 +151,7 @@ def conflicts():
             reason="different value of 'lives in': 'berlin' before, 'munich' now",
             hours_ago=50,
             session=session,
+            said=("we finally moved to Munich last week", "I live in Berlin, in Prenzlauer Berg"),
         ),
         "keep_existing": _conflict(
             end_user,

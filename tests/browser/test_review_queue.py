@@ -55,7 +55,8 @@ def test_an_operator_resolves_conflicts_all_four_ways_in_the_browser(
     assert "User lives in Munich" in rows.first.inner_text()
     screenshot(page, "review-queue.png", full_page=False)
 
-    # The conflict page shows both sides with similarity, reason, session and versions.
+    # The conflict page shows both sides with similarity, reason, session, the user's words and
+    # versions.
     item = conflicts["keep_new"]
     page.get_by_role("link", name=f"#{item.pk}", exact=True).click()
     new_card = page.locator(f"#memory-{item.new_memory_id}")
@@ -63,6 +64,10 @@ def test_an_operator_resolves_conflicts_all_four_ways_in_the_browser(
     assert "User lives in Munich" in new_card.inner_text()
     assert "chat-2024-05-12" in new_card.inner_text()
     assert "User lives in Berlin" in page.locator(f"#memory-{existing_id}").inner_text()
+    # What the user said, beside each memory.
+    assert "we finally moved to Munich last week" in new_card.locator(".said").inner_text()
+    said_before = page.locator(f"#memory-{existing_id} .said").inner_text()
+    assert "I live in Berlin, in Prenzlauer Berg" in said_before
     assert page.locator("#conflict-similarity").inner_text() == "0.88"
     assert "'berlin' before, 'munich' now" in page.locator(".conflict-reason").inner_text()
     screenshot(page, "conflict-page.png")

@@ -361,6 +361,11 @@ def test_editing_a_memory_in_the_admin_writes_a_version_by_the_operator(
             "full_text": "User likes cool jazz, Chet Baker most.",
             "category": "preference",
             "confidence": "0.9",
+            # The read-only inline of what the user said posts its management form too.
+            "evidence-TOTAL_FORMS": "0",
+            "evidence-INITIAL_FORMS": "0",
+            "evidence-MIN_NUM_FORMS": "0",
+            "evidence-MAX_NUM_FORMS": "1000",
             "versions-TOTAL_FORMS": "1",
             "versions-INITIAL_FORMS": "1",
             "versions-MIN_NUM_FORMS": "0",

@@ -26,6 +26,11 @@ def _edit(client, memory: Memory, caption: str, full_text: str):
             "full_text": full_text,
             "category": memory.category,
             "confidence": "0.9",
+            # The read-only inline of what the user said posts its management form too.
+            "evidence-TOTAL_FORMS": "0",
+            "evidence-INITIAL_FORMS": "0",
+            "evidence-MIN_NUM_FORMS": "0",
+            "evidence-MAX_NUM_FORMS": "1000",
             "versions-TOTAL_FORMS": "1",
             "versions-INITIAL_FORMS": "1",
             "versions-MIN_NUM_FORMS": "0",

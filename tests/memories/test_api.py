@@ -82,7 +82,8 @@ def test_relevant_full_and_list_answer_the_contract_shapes(api, llm):
     assert relevant.json()["memories"][0]["caption"] == "User prefers dark mode in every editor"
     assert [m["id"] for m in full.json()["memories"]] == ids
     for item in full.json()["memories"]:
-        assert set(item) == {"id", "caption", "full_text", "created_at"}
+        # The contract's fields, and the evidence added beside them (issue 34).
+        assert set(item) == {"id", "caption", "full_text", "created_at", "evidence"}
     page = listed.json()
     assert set(page) == {"memories", "total", "limit", "offset"}
     assert (page["total"], page["limit"], page["offset"]) == (2, 50, 0)
