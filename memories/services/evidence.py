@@ -24,9 +24,9 @@ def memory_evidence_add(*, memory: Memory, quotes: Iterable[Quote]) -> int:
     if not quotes:
         return 0
     stored = list(
-        MemoryEvidence.objects.filter(memory=memory).only(
-            "id", "session_id", "position", "source", "quote", "said_at"
-        )
+        MemoryEvidence.objects.filter(memory=memory)
+        .only("id", "session_id", "position", "source", "quote", "said_at")
+        .order_by("said_at", "id")
     )
     seen = {Quote.of(row).key for row in stored}
     new: list[Quote] = []
