@@ -117,9 +117,17 @@ def _conflict(
     item = conflict_make(end_user, new, (existing,), similarity=similarity, reason=reason)
     filed = timezone.now() - timedelta(hours=hours_ago)
     ReviewItem.objects.filter(pk=item.pk).update(created_at=filed)
-    Memory.objects.filter(pk=item.new_memory_id).update(created_at=filed)
+    # Said when stored, as the pipeline stores a fact said in the request.
+    Memory.objects.filter(pk=item.new_memory_id).update(
+        created_at=filed, stated_at=filed, last_stated_at=filed
+    )
+    before = filed - timedelta(days=40)
     Memory.objects.filter(conflicting_reviews=item).update(
-        created_at=filed - timedelta(days=40), access_count=7, last_accessed_at=filed
+        created_at=before,
+        stated_at=before,
+        last_stated_at=before,
+        access_count=7,
+        last_accessed_at=filed,
     )
     if session is not None:
         Memory.objects.filter(pk=item.new_memory_id).update(source_session=session)
@@ -132,7 +140,7 @@ def _conflict(
     if said_before:
         MemoryEvidenceFactory(
             memory=item.existing_memories.get(), position=0, quote=said_before,
-            said_at=filed - timedelta(days=40),
+            said_at=before,
         )  # fmt: skip
     return item
 
