@@ -9,8 +9,8 @@ import pytest
 from django.core.management import call_command
 
 from bench.conflicts import CHAT, KINDS, SPLITS, LabelledLLM, cases_limit, cases_load
-from core.lexicon import LEXICONS, broader
 from bench.management.commands.bench_conflicts import Command as BenchConflicts
+from core.lexicon import LEXICONS, broader
 from memories.attributes import registry
 from memories.models import Memory
 from tenants.models import Tenant
