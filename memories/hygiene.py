@@ -32,7 +32,7 @@ import datetime
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 from django.core.exceptions import FieldDoesNotExist
 from django.db import connection
@@ -182,7 +182,10 @@ def _counts_a_time(word: str) -> bool:
     )
 
 
-def caption_findings(caption: str) -> list[tuple[str, str]]:
+# A caption's findings are kept per process: a store's captions change rarely, so the
+# dashboard's panel reads again only what is new (about 0.6 ms a caption otherwise).
+@lru_cache(maxsize=65536)
+def caption_findings(caption: str) -> tuple[tuple[str, str], ...]:
     """What is wrong with one caption, as (kind, reason) pairs (`CAPTION_KINDS`): a pure
     decision, the same for the report and the proposals."""
     found: list[tuple[str, str]] = []
@@ -199,7 +202,7 @@ def caption_findings(caption: str) -> list[tuple[str, str]]:
     stale = stale_time_in(caption)
     if stale:
         found.append((STALE_TIME, f'a time counted from when it was said ("{stale}") goes stale'))
-    return found
+    return tuple(found)
 
 
 # --- near-duplicates -------------------------------------------------------------------------
