@@ -40,7 +40,8 @@ from django.db.models import Count, Min, QuerySet
 from django.utils import timezone
 
 from core.lexicon import has_phrase, lexicon
-from core.words import words_of
+from core.words import stem, words_of
+from memories.attributes import registry
 from memories.captions import garbles
 from memories.comparison import NEAR_DUPLICATE_SIMILARITY, distinct, restates
 from memories.facets import Facet, facets_read, subject_of
@@ -120,8 +121,10 @@ def about_the_assistant(caption: str) -> str | None:
         return f"an instruction to the assistant ({reason.replace('_', ' ')})"
     words = words_of(caption)
     assistant = lexicon("addressees") - _NOT_THE_ASSISTANT
-    subject = words[1] if words[:1] in (["the"], ["your"]) and len(words) > 1 else words[:1]
-    if not names_the_user(caption) and subject and "".join(subject) in assistant:
+    subject = words[1:2] if words[:1] in (["the"], ["your"]) else words[:1]
+    # "The assistant's name is Nova" is about the assistant as much as "The assistant is ...".
+    said_of = "".join(subject).removesuffix("'s")
+    if not names_the_user(caption) and said_of in assistant:
         return "a caption about the assistant, not the user"
     if names_the_user(caption) and set(words) & assistant and has_phrase(caption, "not_durable"):
         return "a request to the assistant, not a fact about the user"
@@ -149,6 +152,9 @@ def stale_time_in(caption: str) -> str | None:
             reach = words[at + 1 : at + 1 + _UNIT_REACH]
             for end, following in enumerate(reach):
                 if following in units:
+                    # "usually last 25 years" is a verb; "the last 25 years" a time from now.
+                    if end and at and words[at - 1] not in _BEFORE_A_COUNTED_TIME:
+                        break
                     return " ".join(words[at : at + end + 2])
                 if not _counts_a_time(following):
                     break
@@ -157,12 +163,24 @@ def stale_time_in(caption: str) -> str | None:
             counted = any(_counts_a_time(w) and w not in {"the", "few"} for w in reach[:1])
             if counted and any(w in units for w in reach[1:]):
                 return " ".join(words[at : at + 1 + len(reach)])
+        # "has been married 20 years": how long until when it was said, without its "for".
+        if word in units and _counted_in_perfect(words, at):
+            return " ".join(words[at - 1 : at + 1])
     for phrase in sorted(lexicon("temporary") | lexicon("passing_times"), key=len, reverse=True):
         if f" {phrase} " in f" {' '.join(words)} ":
             return phrase
     return None
 
 
+def _counted_in_perfect(words: list[str], at: int) -> bool:
+    """A number right before the unit at `at`, after "been" ("has been married 20 years")."""
+    before = words[at - 1] if at > 1 else ""
+    counts = before.isdigit() or before in lexicon("numerals")
+    return counts and "been" in words[:at]
+
+
+# The words a counted relative time follows ("in the last two years", "over the past 3 weeks").
+_BEFORE_A_COUNTED_TIME = frozenset({"the", "in", "for", "over", "during", "within", "these"})
 _POSSESSIVES = frozenset({"user's", "their", "his", "her", "my", "our", "its", "the"})
 
 
@@ -194,6 +212,9 @@ def caption_findings(caption: str) -> tuple[tuple[str, str], ...]:
         found.append((ASSISTANT, assistant))
     elif general_knowledge(caption):
         found.append((GENERAL, "general knowledge: the caption says nothing of the user"))
+    if found:
+        # Not a fact about the user at all: how it is worded or dated is beside the point.
+        return tuple(found)
     kinds = garbles(caption)
     if kinds:
         found.append(
@@ -243,15 +264,54 @@ def _facet_twins(rows: list[_Row]) -> list[tuple[_Row, _Row]]:
             if newer.id in pairs:
                 continue
             for older in group[:at]:
-                if older.id == newer.id or not _same_fact(newer, older):
+                if older.id == newer.id or distinct(newer.facets, older.facets):
                     continue
                 about_new, about_old = subject_of(newer.caption), subject_of(older.caption)
-                if restates(older.facets, newer.facets, about_new) and restates(
-                    newer.facets, older.facets, about_old
+                if (
+                    restates(older.facets, newer.facets, about_new)
+                    and restates(newer.facets, older.facets, about_old)
+                    and _unread_agree(newer, older)
                 ):
                     pairs[newer.id] = (newer, older)
                     break
     return list(pairs.values())
+
+
+def _unread_agree(newer: _Row, older: _Row) -> bool:
+    """Whether what the facets leave unread of each caption the other says too: "User got
+    married in August" and "... in a barn in Devon" read alike, and are two details."""
+    new, old = _stems(newer.caption), _stems(older.caption)
+    return _unread(newer, new) <= old and _unread(older, old) <= new
+
+
+def _stems(caption: str) -> frozenset[str]:
+    return frozenset(stem(word) for word in words_of(caption))
+
+
+def _unread(row: _Row, stems: frozenset[str]) -> frozenset[str]:
+    """The caption's content words (their stems) no facet of it reads: not its value, nor a
+    word its attribute is said with in the registry ("follows a vegan diet", "allergic")."""
+    read = {stem(w) for f in row.facets for w in words_of(f.value)}
+    for facet in row.facets:
+        read |= _attribute_stems(facet.attribute)
+    return frozenset(s for s in stems if s not in read and s not in _plain_stems())
+
+
+@cache
+def _plain_stems() -> frozenset[str]:
+    plain = lexicon("function_words") | lexicon("generic_words") | lexicon("naming_words")
+    return frozenset(stem(word) for word in plain)
+
+
+@cache
+def _attribute_stems(name: str) -> frozenset[str]:
+    """The stems of the words the registry says an attribute with (`memories/attributes.toml`)."""
+    entry = registry().get(name)
+    if entry is None:
+        return frozenset(stem(w) for w in words_of(name.replace(":", " ")))
+    phrases = [entry.name, entry.label, *entry.says, *entry.changes, *entry.nouns]
+    phrases += [*entry.fixed, *entry.values, *entry.means]
+    return frozenset(stem(w) for phrase in phrases for w in words_of(phrase.replace("_", " ")))
 
 
 # The nearest older active memory of the same user, by cosine, for each active memory with a

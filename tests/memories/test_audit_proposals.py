@@ -1,5 +1,6 @@
-"""The consolidation job (`memories.services.audit`, the beat task `memories.audit_proposals`):
-what the audit finds is filed for review once, with its reason, and no memory changes."""
+"""The consolidation job (`memories.services.audit`, run by the beat task
+`memories.tasks.audit_proposals`): what the audit finds is filed for review once, with its
+reason, and no memory changes."""
 
 from __future__ import annotations
 

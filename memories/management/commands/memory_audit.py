@@ -27,6 +27,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--tenant", metavar="NAME", help="only this tenant")
         parser.add_argument("--json", action="store_true", help="one JSON object per tenant")
+        parser.add_argument(
+            "--dry-run", action="store_true", help="accepted for symmetry: this command only reads"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         tenant_ids = None
