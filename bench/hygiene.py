@@ -176,3 +176,50 @@ def audit_score(seeded: Seeded) -> Report:
         sorted(misses),
         sorted(wrong),
     )
+
+
+# The conflict benches' labelled pairs the audit is run over as a second, independent measure
+# of its near-duplicates (dev splits only: the held-out ones are not read here).
+PAIR_SOURCES = (
+    "conflicts_dev.jsonl",
+    "conflicts_dev2.jsonl",
+    "conflicts_chat.jsonl",
+    "conflicts_heldout2.jsonl",
+)
+PAIR_KINDS = ("restatement", "compatible", "contradiction")
+
+
+def pairs_score() -> dict[str, tuple[int, int]]:
+    """For each kind of labelled pair (`PAIR_KINDS`), how many pairs there are and how many
+    the audit flags as a near-duplicate, each pair stored first then second for a user of its
+    own in the bench tenant (emptied first, left for the caller to delete)."""
+    tenant = bench_tenant_reset(name=BENCH_TENANT)
+    kinds: dict[str, str] = {}
+    for name in PAIR_SOURCES:
+        for at, line in enumerate((DATA / name).read_text(encoding="utf-8").splitlines()):
+            row = json.loads(line)
+            if row.get("split", "dev") != "dev" or row["kind"] not in PAIR_KINDS:
+                continue
+            first, second = row["first"], row["second"]
+            if content_hash(first["full_text"]) == content_hash(second["full_text"]):
+                continue
+            user = EndUser.objects.create(tenant=tenant, external_id=f"pair-{name}-{at}")
+            ids = bench_memories_create(
+                end_user=user,
+                texts=[first["full_text"], second["full_text"]],
+                captions=[first["caption"], second["caption"]],
+            )
+            kinds[ids[1]] = row["kind"]
+    flagged = {
+        f.memory_id
+        for audit in memory_audit(tenant_ids=[tenant.pk])
+        for f in audit.findings
+        if f.kind == DUPLICATE
+    }
+    return {
+        kind: (
+            sum(k == kind for k in kinds.values()),
+            sum(k == kind and m in flagged for m, k in kinds.items()),
+        )
+        for kind in PAIR_KINDS
+    }

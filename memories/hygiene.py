@@ -252,8 +252,10 @@ def _same_fact(newer: _Row, older: _Row) -> bool:
 
 
 def _facet_twins(rows: list[_Row]) -> list[tuple[_Row, _Row]]:
-    """Pairs (newer, older) of one user's memories whose facets each restate the other's,
-    compared only where they share a reading (whose fact, which attribute, what value)."""
+    """Pairs (newer, older) of one user's memories of which one says all the other says
+    (`_holds`), so that folding one into the other, as the write path merges a restatement,
+    loses nothing; compared only where they share a reading (whose fact, which attribute, what
+    value)."""
     by_reading: dict[tuple[str, str, str], list[_Row]] = defaultdict(list)
     for row in rows:  # oldest first
         for facet in row.facets:
@@ -266,22 +268,20 @@ def _facet_twins(rows: list[_Row]) -> list[tuple[_Row, _Row]]:
             for older in group[:at]:
                 if older.id == newer.id or distinct(newer.facets, older.facets):
                     continue
-                about_new, about_old = subject_of(newer.caption), subject_of(older.caption)
-                if (
-                    restates(older.facets, newer.facets, about_new)
-                    and restates(newer.facets, older.facets, about_old)
-                    and _unread_agree(newer, older)
-                ):
+                if _holds(newer, older) or _holds(older, newer):
                     pairs[newer.id] = (newer, older)
                     break
     return list(pairs.values())
 
 
-def _unread_agree(newer: _Row, older: _Row) -> bool:
-    """Whether what the facets leave unread of each caption the other says too: "User got
-    married in August" and "... in a barn in Devon" read alike, and are two details."""
-    new, old = _stems(newer.caption), _stems(older.caption)
-    return _unread(newer, new) <= old and _unread(older, old) <= new
+def _holds(kept: _Row, folded: _Row) -> bool:
+    """Whether `kept` says all `folded` says: every facet of it, and every word of its caption
+    the facets leave unread ("User got married in August" and "... in a barn in Devon" read
+    alike, and are two details)."""
+    if not restates(kept.facets, folded.facets, subject_of(folded.caption)):
+        return False
+    stems = _stems(folded.caption)
+    return _unread(folded, stems) <= _stems(kept.caption) | _read_stems(kept)
 
 
 def _stems(caption: str) -> frozenset[str]:
@@ -291,15 +291,28 @@ def _stems(caption: str) -> frozenset[str]:
 def _unread(row: _Row, stems: frozenset[str]) -> frozenset[str]:
     """The caption's content words (their stems) no facet of it reads: not its value, nor a
     word its attribute is said with in the registry ("follows a vegan diet", "allergic")."""
+    read = _read_stems(row)
+    return frozenset(s for s in stems if s not in read and s not in _plain_stems())
+
+
+def _read_stems(row: _Row) -> frozenset[str]:
+    """The stems its facets read: their values, and their attributes' words."""
     read = {stem(w) for f in row.facets for w in words_of(f.value)}
     for facet in row.facets:
         read |= _attribute_stems(facet.attribute)
-    return frozenset(s for s in stems if s not in read and s not in _plain_stems())
+    return frozenset(read)
 
 
 @cache
 def _plain_stems() -> frozenset[str]:
-    plain = lexicon("function_words") | lexicon("generic_words") | lexicon("naming_words")
+    """Words that carry no fact: the subject, function words, naming words, and the frame a
+    model wraps a fact in ("User mentioned ...", `reporting`)."""
+    plain = (
+        lexicon("function_words")
+        | lexicon("generic_words")
+        | lexicon("naming_words")
+        | lexicon("reporting")
+    )
     return frozenset(stem(word) for word in plain)
 
 
@@ -365,7 +378,7 @@ def _duplicates(rows: dict[str, _Row], tenant_ids: list[int]) -> list[Finding]:
                     kind=DUPLICATE,
                     memory_id=newer.id,
                     other_id=older.id,
-                    reason=f"near-duplicate of {older.id} (the same facts)",
+                    reason=f"near-duplicate of {older.id} (one says all the other says)",
                 )
     return list(found.values())
 

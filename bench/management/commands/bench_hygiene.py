@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from bench.hygiene import BENCH_TENANT, JUNK, audit_score, junk_load, store_seed
+from bench.hygiene import BENCH_TENANT, JUNK, audit_score, junk_load, pairs_score, store_seed
 from bench.recall import bench_tenant_delete
 from memories.hygiene import KINDS
 
@@ -27,12 +27,21 @@ class Command(BaseCommand):
         parser.add_argument("--misses", action="store_true", help="list misses and wrong flags")
         parser.add_argument("--keep", action="store_true", help="keep the bench tenant")
         parser.add_argument(
+            "--pairs",
+            action="store_true",
+            help="instead: the near-duplicates the audit flags among the conflict benches' "
+            "labelled pairs (restatement, compatible, contradiction; dev splits)",
+        )
+        parser.add_argument(
             "--as-labelled",
             action="store_true",
             help="seed the clean labels listed in clean_that_go_stale as clean, as labelled",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["pairs"]:
+            self._pairs()
+            return
         try:
             seeded = store_seed(junk=junk_load(options["data"]), relabel=not options["as_labelled"])
             report = audit_score(seeded)
@@ -84,3 +93,13 @@ class Command(BaseCommand):
                 self.stdout.write(f"wrong   {kind:<11} {caption}")
             for caption, kind in report.clean_flagged:
                 self.stdout.write(f"clean   {kind:<11} {caption}")
+
+    def _pairs(self) -> None:
+        try:
+            scores = pairs_score()
+        finally:
+            bench_tenant_delete(name=BENCH_TENANT)
+        self.stdout.write(f"{'labelled pair':<16}{'pairs':>6}{'flagged':>8}{'share':>8}")
+        for kind, (pairs, flagged) in scores.items():
+            share = flagged / pairs if pairs else 0.0
+            self.stdout.write(f"{kind:<16}{pairs:>6}{flagged:>8}{share:>8.1%}")
