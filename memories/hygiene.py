@@ -385,15 +385,20 @@ def _duplicates(rows: dict[str, _Row], tenant_ids: list[int]) -> list[Finding]:
 
 # --- evidence and the review queue -----------------------------------------------------------
 
+# The relation from a memory to the user's words it came from (`MemoryEvidence`, issue 34).
+EVIDENCE_RELATION = "evidence"
+
 
 def memories_without_evidence(memories: QuerySet[Memory]) -> QuerySet[Memory] | None:
     """Those of `memories` that keep none of the user's words they came from, or None while
     memories keep no evidence (the relation `Memory.evidence`, issue 34, not yet migrated)."""
+    # Named by a string until the relation is migrated (the type checker reads the model as
+    # it is); then this is `memories.filter(evidence__isnull=True)`.
     try:
-        Memory._meta.get_field("evidence")
+        Memory._meta.get_field(EVIDENCE_RELATION)
     except FieldDoesNotExist:
         return None
-    return memories.filter(evidence__isnull=True).distinct()
+    return memories.filter(**{f"{EVIDENCE_RELATION}__isnull": True}).distinct()
 
 
 # --- the report ------------------------------------------------------------------------------
