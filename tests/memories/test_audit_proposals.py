@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from django.conf import settings
+from django.urls import reverse
 
 from memories.models import Memory, MemoryVersion, ReviewItem
 from memories.services.audit import audit_proposals_file
@@ -123,3 +124,25 @@ def test_the_job_files_only_the_tenants_asked():
 
     assert result.filed == 1
     assert ReviewItem.objects.get(signal="audit").end_user_id == other.id
+
+
+@pytest.mark.django_db
+def test_an_operator_sees_a_proposal_in_the_review_queue_and_discards_the_junk(
+    admin_client, admin_user
+):
+    older, newer, garbled, _ = _store()
+    audit_proposals_file()
+    pair = ReviewItem.objects.get(new_memory=newer)
+    junk = ReviewItem.objects.get(new_memory=garbled)
+    queue = reverse("admin:memories_reviewitem_changelist")
+
+    listed = admin_client.get(f"{queue}?signal__exact=audit").content.decode()
+    page = admin_client.get(reverse("admin:memories_reviewitem_change", args=[pair.pk]))
+    junk_page = admin_client.get(reverse("admin:memories_reviewitem_change", args=[junk.pk]))
+
+    assert "User smokes tho" in listed and "User really loves hiking" in listed
+    assert page.status_code == junk_page.status_code == 200
+    assert "near-duplicate of" in page.content.decode()
+    assert older.caption in page.content.decode()
+    review_item_resolve(review_item_id=junk.pk, resolution="keep_existing", operator=admin_user)
+    assert not Memory.objects.filter(pk=garbled.pk).exists()  # the operator's choice, not the job's
