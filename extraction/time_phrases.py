@@ -27,8 +27,9 @@ logger = logging.getLogger(__name__)
 MAX_CLAUSE_WORDS = 60
 # The years a bare four-digit number can name ("since 2019"; "2000 steps" is no time).
 _YEARS = range(1900, 2101)
-# Words that say a time is counted back from, or on from, when it was said.
-RELATIVE = frozenset({"ago", "last", "next", "this", "past"})
+# Words that say a time is counted back from, or on from, when it was said
+# (`core/lexicons/time_relative.txt`, which the store's audit reads too).
+RELATIVE = lexicon("time_relative")
 
 
 @dataclass(frozen=True)
