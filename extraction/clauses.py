@@ -26,11 +26,14 @@ def first_person_in(text: str) -> bool:
     return any(word in lexicon("first_person") for word in words_of(text))
 
 
-# A clause ends at a sentence mark, a comma or a dash ("my wife Anna — sorry, Ana").
-# An initial's full stop ("the U.S.") ends nothing, nor a hyphen or an en dash between two
-# letters or digits ("full-time", a "9 to 5" written with an en dash): a spaced dash does.
+# A clause ends at a sentence mark, a comma, a dash ("my wife Anna — sorry, Ana") or a
+# colon before a space ("Change of plans: we're expecting a baby"). An initial's full stop
+# ("the U.S.") ends nothing, nor a thousands comma ("£2,000"), a colon in a time ("10:30"), a
+# hyphen or an en dash between two letters or digits ("full-time", a "9 to 5" written with an
+# en dash): a spaced dash does.
 _CLAUSE = re.compile(
-    r"(?:\b[A-Z]\.|[^.!?;,\n\u2013\u2014-]|(?<=\w)[-\u2013](?=\w))+(?:[.!?;,\n\u2013\u2014-]+|$)"
+    r"(?:\b[A-Z]\.|(?<=\d),(?=\d{3}\b)|:(?=\S)|[^.!?;,:\n\u2013\u2014-]|(?<=\w)[-\u2013](?=\w))+"
+    r"(?:[.!?;,:\n\u2013\u2014-]+|$)"
 )
 
 
@@ -71,7 +74,7 @@ def without_fillers(words: list[str]) -> list[str]:
 
 
 # What may end a clause: the marks `_CLAUSE` ends it at.
-_MARKS = " ,.!?;-\u2013\u2014"
+_MARKS = " ,.!?;:-\u2013\u2014"
 
 
 def _correction(clause: str) -> str | None:

@@ -56,7 +56,7 @@ def time_fronted(part: str) -> str:
     if not lead or not all(_timely(word) for word in lead) or not _names_time(lead):
         return part
     rest = " ".join(written[subject:])
-    body = rest.rstrip(".!?")
+    body = rest.rstrip(".!?,;:")
     phrase = " ".join(written[:subject]).rstrip(",;:")
     if lead[0] not in lexicon("months"):
         phrase = phrase[0].lower() + phrase[1:]  # it no longer opens the sentence
@@ -65,7 +65,9 @@ def time_fronted(part: str) -> str:
 
 @cache
 def _subjects() -> frozenset[str]:
-    return lexicon("user_subjects")
+    """The words a user's clause may open with after a time: "i", "we", and "my", "our"
+    ("since last week my work laptop is a MacBook")."""
+    return lexicon("user_subjects") | lexicon("first_person")
 
 
 def _names_time(words: list[str]) -> bool:
@@ -245,15 +247,23 @@ def _role_before(tokens: list[str], at: int) -> tuple[int, str]:
     roles = _roles()
     longest = max(len(phrase) for phrase in roles)
     start = at
+    counted: tuple[int, str] | None = None
     while start > 0:
         for size in range(min(longest, start), 0, -1):
-            role = roles.get(tuple(tokens[start - size : start]))
+            said = tuple(tokens[start - size : start])
+            role = roles.get(said)
+            if role and counted is None and set(said) <= RELATIVE:
+                # "since last summer": "last" counts the time; the role may come before it.
+                counted = (start - size, role)
+                start -= size
+                break
             if role:
                 return start - size, role
-        if tokens[start - 1] not in lexicon("time_modifiers"):
-            break
-        start -= 1
-    return at, ""
+        else:
+            if tokens[start - 1] not in lexicon("time_modifiers"):
+                break
+            start -= 1
+    return counted or (at, "")
 
 
 @cache
@@ -269,12 +279,16 @@ def _roles() -> dict[tuple[str, ...], str]:
 @cache
 def _counts() -> dict[tuple[str, ...], str]:
     """The words dateparser does not read, by their words, and what it reads instead: counts
-    (`vague_counts.txt`: "a couple of" is 2) and seasons (`seasons.txt`: "summer" is July)."""
+    (`vague_counts.txt`: "a couple of" is 2), seasons (`seasons.txt`: "summer" is July) and
+    phrases (`time_aliases.txt`: "the start of the month" is "this month")."""
     found = {}
     for name in ("vague_counts", "seasons"):
         for line in lexicon(name):
             instead, phrase = line.split(maxsplit=1)
             found[tuple(phrase.split())] = instead
+    for line in lexicon("time_aliases"):
+        phrase, instead = line.split("=")
+        found[tuple(phrase.split())] = instead.strip()
     return found
 
 
@@ -290,8 +304,9 @@ def _normalised(words: list[str]) -> tuple[list[str], list[tuple[int, int]]]:
         for size in range(longest, 0, -1):
             number = counts.get(tuple(words[at : at + size]))
             if number:
-                tokens.append(number)
-                origin.append((at, at + size))
+                for token in number.split():
+                    tokens.append(token)
+                    origin.append((at, at + size))
                 at += size
                 break
         else:
