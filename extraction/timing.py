@@ -50,9 +50,14 @@ def _started_after(timed: list[Candidate], starts: list[bool], at: int) -> Candi
     if candidate.valid_from or candidate.valid_to or starts[at] or at + 1 >= len(timed):
         return candidate
     start = timed[at + 1]
-    if starts[at + 1] and start.said_at == candidate.said_at and start.valid_from:
+    if starts[at + 1] and _told_together(candidate, start) and start.valid_from:
         return replace(candidate, valid_from=start.valid_from)
     return candidate
+
+
+def _told_together(candidate: Candidate, other: Candidate) -> bool:
+    """Whether two candidates were said at the same time, in the same message when known."""
+    return candidate.said_at == other.said_at and candidate.said_in == other.said_in
 
 
 def _bare_start(caption: str) -> bool:
@@ -90,7 +95,7 @@ def _since_the_change(timed: list[Candidate], at: int) -> Candidate:
     for other in (timed[at - 1] if at else None, timed[at + 1] if at + 1 < len(timed) else None):
         if (
             other is not None
-            and other.said_at == candidate.said_at
+            and _told_together(candidate, other)
             and other.said != candidate.said
             and other.valid_from
             and not other.valid_to
@@ -146,6 +151,7 @@ def candidate_timed(candidate: Candidate) -> Candidate:
     caption, full_text = candidate.caption, candidate.full_text
     valid_from, valid_to = candidate.valid_from, candidate.valid_to
     held = _held_in_past(candidate.caption, tense == "past")
+    starts = has_phrase(candidate.caption, "time_starts")
     told: tuple[TimePhrase, ...] | None = None
     for phrase in phrases:
         if _locate(caption, phrase.words) is None and has_phrase(candidate.caption, "time_now"):
@@ -172,7 +178,7 @@ def candidate_timed(candidate: Candidate) -> Candidate:
         # A time after the message is ahead of it, whatever the verb ("moving to Porto next
         # year").
         ahead = future or phrase.start > said_at.date()
-        begins, ends = _holds(phrase, future=ahead, held=held)
+        begins, ends = _holds(phrase, future=ahead, held=held, starts=starts)
         valid_from = valid_from or begins
         valid_to = valid_to or ends
     if past and valid_to is None:
@@ -190,16 +196,19 @@ def candidate_timed(candidate: Candidate) -> Candidate:
 
 
 def _holds(
-    phrase: TimePhrase, *, future: bool, held: bool
+    phrase: TimePhrase, *, future: bool, held: bool, starts: bool = False
 ) -> tuple[datetime.date | None, datetime.date | None]:
-    """When the fact holds, from one phrase: its role, whether the clause looks ahead, and
-    whether the caption states a state of the past ("User was vegan")."""
+    """When the fact holds, from one phrase: its role, whether the clause looks ahead, whether
+    the caption states a state of the past ("User was vegan"), and whether it tells a start
+    (`time_starts`: "is starting an MSc in September" holds from then on)."""
     if phrase.role == "from" or phrase.role == "for":
         return phrase.start, None
     if phrase.role == "to":
         return None, phrase.start
     if phrase.role == "past" or (held and not future):
         return phrase.start, phrase.end
+    if future and starts:
+        return phrase.start, None
     if future:
         # "expecting a baby in March": an expectation, until the end of the time it names.
         return None, phrase.end
