@@ -73,6 +73,19 @@ def without_fillers(words: list[str]) -> list[str]:
     return words
 
 
+def _keys_joined(clauses: list[str]) -> list[str]:
+    """The clauses, a one-word key before a colon kept with what follows it ("second: i live in
+    berlin" is one clause, read as a whole as before); a label of more words ("Change of plans:
+    ...") stays apart, so the statement after it opens its clause."""
+    joined: list[str] = []
+    for clause in clauses:
+        if joined and joined[-1].rstrip().endswith(":") and len(words_of(joined[-1])) < 2:
+            joined[-1] += clause
+        else:
+            joined.append(clause)
+    return joined
+
+
 # What may end a clause: the marks `_CLAUSE` ends it at.
 _MARKS = " ,.!?;:-\u2013\u2014"
 
@@ -174,7 +187,7 @@ def clauses_read(
         content = run_ons_marked(content)  # "im 29 i work in sales my husband is ..."
         if starts is not None:
             starts.append(len(found))
-        for clause in _CLAUSE.findall(_APPOSITION.sub(_named_first, content)):
+        for clause in _keys_joined(_CLAUSE.findall(_APPOSITION.sub(_named_first, content))):
             rest = _correction(clause)
             if rest is not None:
                 stated = [at for at, (_, statement) in enumerate(found) if statement]

@@ -157,6 +157,10 @@ def _phrase(
     if resolved is None:
         return None
     day, period = resolved
+    part = next((_parts()[w] for w in tokens[begin:core] if w in _parts()), None)
+    if part and period == "year" and not point:
+        # "at the end of last year" is its December, "in mid 2021" its July.
+        day, period = datetime.date(day.year, part, 1), "month"
     start, end = _span(day, "day" if point else period)
     first_word, last_word = origin[begin][0], origin[last - 1][1]
     return TimePhrase(
@@ -238,6 +242,9 @@ def _span(day: datetime.date, period: str) -> tuple[datetime.date, datetime.date
     if period == "month":
         last = calendar.monthrange(day.year, day.month)[1]
         return day.replace(day=1), day.replace(day=last)
+    if period == "week":  # "last week": its Monday to its Sunday
+        monday = day - datetime.timedelta(days=day.weekday())
+        return monday, monday + datetime.timedelta(days=6)
     return day, day
 
 
@@ -274,6 +281,12 @@ def _roles() -> dict[tuple[str, ...], str]:
         role, phrase = line.split(maxsplit=1)
         found[tuple(phrase.split())] = role
     return found
+
+
+@cache
+def _parts() -> dict[str, int]:
+    """The month of a year each modifier names (`time_parts.txt`: "end" is December)."""
+    return {word: int(month) for month, word in (line.split() for line in lexicon("time_parts"))}
 
 
 @cache

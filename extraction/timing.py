@@ -326,6 +326,8 @@ def _written(phrase: TimePhrase) -> str:
         when = str(day.year)
     elif phrase.period == "month":
         when = f"{day:%B} {day.year}"
+    elif phrase.period == "week":
+        when = f"the week of {day.day} {day:%B} {day.year}"  # "last week": not one day
     else:
         when = f"{day.day} {day:%B} {day.year}"
     lead = _ROLE_WORDS.get(phrase.role) or ("on" if phrase.period == "day" else "in")
