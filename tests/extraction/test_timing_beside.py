@@ -108,7 +108,9 @@ def test_a_change_in_another_message_of_the_conversation_dates_nothing():
 
 
 def test_the_same_change_in_one_message_dates_the_fact_held_now():
-    messages = [{"role": "user", "content": "I took up archery in April, I shoot twice a week now."}]
+    messages = [
+        {"role": "user", "content": "I took up archery in April, I shoot twice a week now."}
+    ]
     read = [replace(c, said_at=NOV_10, said_in=0) for c in offline_candidates(messages)]
 
     timed = {c.caption: c.valid_from for c in candidates_timed(read)}
