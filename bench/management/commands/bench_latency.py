@@ -134,6 +134,15 @@ class Command(BaseCommand):
                 address=address, api_key=api_key, make_request=warm, clients=2,
                 total=max(40, 8 * len(hot)),
             )  # fmt: skip
+            if self.options["as_of"]:
+                # And their timeline indexes, which an as_of read ranks.
+                warm = relevant_request(
+                    user_ids=hot, prompts=self.prompts, as_of=self.options["as_of"]
+                )
+                http_load(
+                    address=address, api_key=api_key, make_request=warm, clients=2,
+                    total=max(40, 8 * len(hot)),
+                )  # fmt: skip
             for n in clients:
                 total = self.options["requests"] * (1 if n == 1 else 2)
                 make = relevant_request(user_ids=hot, prompts=self.prompts)
