@@ -26,6 +26,9 @@ class Candidate:
     # When the fact holds, from a time phrase in what the user said; None: open or unknown.
     valid_from: datetime.date | None = None
     valid_to: datetime.date | None = None
+    # The position of the user's message it was read from (`extraction.stated`): a time told
+    # beside it counts only within that message; None: not known.
+    said_in: int | None = None
     # The message it was read from says the user was wrong before ("i misspoke the other day,
     # ..."): it corrects a fact stored earlier (`extraction.corrections`).
     corrects: bool = False

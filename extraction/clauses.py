@@ -26,11 +26,14 @@ def first_person_in(text: str) -> bool:
     return any(word in lexicon("first_person") for word in words_of(text))
 
 
-# A clause ends at a sentence mark, a comma or a dash ("my wife Anna — sorry, Ana").
-# An initial's full stop ("the U.S.") ends nothing, nor a hyphen or an en dash between two
-# letters or digits ("full-time", a "9 to 5" written with an en dash): a spaced dash does.
+# A clause ends at a sentence mark, a comma, a dash ("my wife Anna — sorry, Ana") or a
+# colon before a space ("Change of plans: we're expecting a baby"). An initial's full stop
+# ("the U.S.") ends nothing, nor a thousands comma ("£2,000"), a colon in a time ("10:30"), a
+# hyphen or an en dash between two letters or digits ("full-time", a "9 to 5" written with an
+# en dash): a spaced dash does.
 _CLAUSE = re.compile(
-    r"(?:\b[A-Z]\.|[^.!?;,\n\u2013\u2014-]|(?<=\w)[-\u2013](?=\w))+(?:[.!?;,\n\u2013\u2014-]+|$)"
+    r"(?:\b[A-Z]\.|(?<=\d),(?=\d{3}\b)|:(?=\S)|[^.!?;,:\n\u2013\u2014-]|(?<=\w)[-\u2013](?=\w))+"
+    r"(?:[.!?;,:\n\u2013\u2014-]+|$)"
 )
 
 
@@ -70,8 +73,21 @@ def without_fillers(words: list[str]) -> list[str]:
     return words
 
 
+def _keys_joined(clauses: list[str]) -> list[str]:
+    """The clauses, a one-word key before a colon kept with what follows it ("second: i live in
+    berlin" is one clause, read as a whole as before); a label of more words ("Change of plans:
+    ...") stays apart, so the statement after it opens its clause."""
+    joined: list[str] = []
+    for clause in clauses:
+        if joined and joined[-1].rstrip().endswith(":") and len(words_of(joined[-1])) < 2:
+            joined[-1] += clause
+        else:
+            joined.append(clause)
+    return joined
+
+
 # What may end a clause: the marks `_CLAUSE` ends it at.
-_MARKS = " ,.!?;-\u2013\u2014"
+_MARKS = " ,.!?;:-\u2013\u2014"
 
 
 def _correction(clause: str) -> str | None:
@@ -171,7 +187,7 @@ def clauses_read(
         content = run_ons_marked(content)  # "im 29 i work in sales my husband is ..."
         if starts is not None:
             starts.append(len(found))
-        for clause in _CLAUSE.findall(_APPOSITION.sub(_named_first, content)):
+        for clause in _keys_joined(_CLAUSE.findall(_APPOSITION.sub(_named_first, content))):
             rest = _correction(clause)
             if rest is not None:
                 stated = [at for at, (_, statement) in enumerate(found) if statement]

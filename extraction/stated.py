@@ -54,20 +54,19 @@ def messages_timed(
 def candidates_dated(
     candidates: list[Candidate], messages: list[dict], *, default: datetime.datetime
 ) -> list[Candidate]:
-    """`candidates`, each with `said_at` set (one an extractor already dated keeps its own)."""
+    """`candidates`, each with `said_at` set (one an extractor already dated keeps its own)
+    and the message it was read from (`said_in`)."""
     users = [m for m in messages if m.get("role") == "user"] or messages
     times = [message_time(m) or default for m in users]
-    if len(set(times)) <= 1:  # one time for the whole conversation: no message to find
-        at = times[0] if times else default
-        return [c if c.said_at else replace(c, said_at=at) for c in candidates]
     texts = [str(m.get("content", "")).lower() for m in users]
     vocabularies = [set(words_of(text)) for text in texts]
     dated = []
     for candidate in candidates:
+        at = _source(candidate, texts, vocabularies) if texts else None
         if candidate.said_at is None:
-            at = times[_source(candidate, texts, vocabularies)]
-            candidate = replace(candidate, said_at=at)
-        dated.append(candidate)
+            said_at = default if at is None else times[at]
+            candidate = replace(candidate, said_at=said_at)
+        dated.append(replace(candidate, said_in=at))
     return dated
 
 
