@@ -211,9 +211,7 @@ def opens_without_i(words: list[str]) -> bool:
     # A change said in the past tense ("ditched the gym", "swapped the car for a bike"): the
     # change cues are a closed class of the user's own life changes, and a past with no
     # subject before it is the speaker's (`extraction.subjectless` for the other verbs).
-    return any(
-        words[: len(cue)] == cue and len(words) > len(cue) for cue in _change_pasts()
-    )
+    return any(words[: len(cue)] == cue and len(words) > len(cue) for cue in _change_pasts())
 
 
 @cache
