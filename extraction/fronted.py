@@ -68,6 +68,17 @@ def _role(lead: list[str], tokens: list[str]) -> str | None:
     return None
 
 
+def _scope_opening(lead: list[str]) -> bool:
+    """Whether the words before the user open a scope: a preposition or a part of the week
+    (`fronted_scopes.txt`), a day ("saturday mornings", "tuesday through thursday"), or a
+    time that is now ("these days", `time_now.txt`)."""
+    return (
+        lead[0] in lexicon("fronted_scopes")
+        or lead[0].removesuffix("s") in lexicon("calendar_names")
+        or " ".join(lead) in lexicon("time_now")
+    )
+
+
 def fronted(part: str) -> list[str]:
     """The part's statements with a fronted phrase read (see the module docstring): a role as
     its own statement before the clause, a scope moved after it; the part itself otherwise."""
@@ -79,7 +90,7 @@ def fronted(part: str) -> list[str]:
     role = _role(lead, tokens)
     if role:
         return [role, " ".join(tokens[subject:])] if subject else [role]
-    if not subject or lead[0] not in lexicon("fronted_scopes"):
+    if not subject or not _scope_opening(lead):
         return [part]
     if set(lead) & _not_in_a_phrase() or (len(lead) < 2 and lead[0] in lexicon("value_breaks")):
         return [part]
@@ -91,7 +102,9 @@ def fronted(part: str) -> list[str]:
         len(tokens),
     )  # fmt: skip
     rest = " ".join(tokens[subject:ends])
-    body = rest.rstrip(".!?,;")
+    body = rest.rstrip(".!?,;:\u2013\u2014 ")
     phrase = " ".join(tokens[:subject]).rstrip(",;:")
-    moved = f"{body} {phrase[:1].lower()}{phrase[1:]}{rest[len(body) :]}"
+    if lead[0] not in lexicon("calendar_names"):
+        phrase = phrase[:1].lower() + phrase[1:]  # it no longer opens the sentence
+    moved = f"{body} {phrase}{rest[len(body) :]}"
     return [" ".join([moved, *tokens[ends:]])]

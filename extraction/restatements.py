@@ -84,6 +84,8 @@ def reworded(new: Reading, old: Reading, similarity: float) -> bool:
         return False
     if link(new, old, similarity) in {"", THEIRS}:
         return False
+    if new.values and old.values and new.values != old.values:
+        return False  # another value of what holds one at a time ("vegetarian", "vegan")
     return not (
         _apart(new.words - old.concepts, new, old) or _apart(old.words - new.concepts, old, new)
     )
