@@ -2,10 +2,11 @@
 
 `extraction.updates.update` reads a change where the two facts meet in a word, a kind or an
 attribute. A user who announces a change seldom repeats the old words: "sees a therapist every
-week" then "finished therapy last month"; "only wears black" then "gone full colour these
-days". When the new fact carries a change cue of the closed class (`change_cues.txt`: "ends",
-"starts", "replaces") and the embedder puts the two facts of one person close, that cue is
-the evidence: the pair is held for review (never superseded at once: the link is a cosine).
+week" then "finished therapy last month"; "flies to Frankfurt twice a month" then "gone
+flight-free since January". When the new fact carries a change cue of the closed class (`change_cues.txt`: "ends",
+"replaces"; "starts" only on a fact that holds one value at a time) and the embedder puts
+the two facts of one person close, that cue is the evidence: the pair is held for review
+(never superseded at once: the link is a cosine).
 
 It stays out where structure says both hold: two single-valued attributes the registry tells
 apart ("grew up in Lyon", "lives in Paris now"), two members of one kind ("plays guitar",
@@ -28,7 +29,12 @@ CUED_LINK_SIMILARITY = 0.5
 def cued_change(new: Reading, old: Reading, similarity: float, how: str) -> Update | None:
     """The change the new fact announces to the old one when only their closeness links them
     (`how` is `updates.link`'s reading of the pair; see the module docstring), else None."""
-    if not (new.ends or new.starts or new.replaces) or new.additive or new.wish:
+    # A cue that brings a value without ending one ("now", "these days") changes a close
+    # fact only where that fact holds one value at a time: "User's mum lives with them now"
+    # ends nothing of "User's mum has dementia", close as they are.
+    if not (new.ends or new.replaces or (new.starts and old.single)):
+        return None
+    if new.additive or new.wish:
         return None
     if similarity < CUED_LINK_SIMILARITY or new.subject != old.subject:
         return None

@@ -127,6 +127,8 @@ def test_a_change_cue_links_a_close_fact_that_shares_no_word():
         ("User doesn't gamble", "User doesn't bet anymore", ""),
         # Another place.
         ("User wears a suit at work", "User wears joggers at home now", ""),
+        # A cue that brings a value without ending one, on a fact that may hold several.
+        ("User's mum has dementia", "User's mum lives with them now", ""),
         # An addition.
         ("User keeps bees", "User also started keeping hens", ""),
     ],
