@@ -87,6 +87,8 @@ def fronted(part: str) -> list[str]:
     lead = [word for token in tokens[: subject or len(tokens)] for word in words_of(token)]
     if not lead or len(lead) > FRONTED_WORDS:
         return [part]
+    if any(" ".join(lead[:size]) in lexicon("fillers") for size in range(1, len(lead) + 1)):
+        return [part]  # a chat opening ("on the bright side"), read past by the reader
     role = _role(lead, tokens)
     if role:
         return [role, " ".join(tokens[subject:])] if subject else [role]
