@@ -86,6 +86,11 @@ def reworded(new: Reading, old: Reading, similarity: float) -> bool:
         return False
     if new.values and old.values and new.values != old.values:
         return False  # another value of what holds one at a time ("vegetarian", "vegan")
-    return not (
-        _apart(new.words - old.concepts, new, old) or _apart(old.words - new.concepts, old, new)
-    )
+    # One wording holds every word of the other: what differs is a detail one of them adds,
+    # never a word each ("collects antique clocks" and "repairs antique clocks").
+    extra_new, extra_old = new.words - old.concepts, old.words - new.concepts
+    if extra_new and extra_old:
+        return False
+    if extra_new:
+        return old.cued <= new.cued and not _apart(extra_new, new, old)
+    return new.cued <= old.cued and not _apart(extra_old, old, new)
