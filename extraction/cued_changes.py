@@ -5,8 +5,8 @@ attribute. A user who announces a change seldom repeats the old words: "sees a t
 week" then "finished therapy last month"; "flies to Frankfurt twice a month" then "gone
 flight-free since January". When the new fact carries a change cue of the closed class
 (`change_cues.txt`: "ends", "replaces"; "starts" only on a fact that holds one value at a
-time) and the embedder puts the two facts of one person close, that cue is the evidence: the pair is held for review
-(never superseded at once: the link is a cosine).
+time) and the embedder puts the two facts of one person close, that cue is the evidence:
+the pair is held for review (never superseded at once: the link is a cosine).
 
 It stays out where structure says both hold: two single-valued attributes the registry tells
 apart ("grew up in Lyon", "lives in Paris now"), two members of one kind ("plays guitar",
