@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
 
-from core.lexicon import lexicon
+from core.lexicon import lexicon, tagged
 from core.words import words_of
 from extraction.chat_forms import apostrophes_restored
 from extraction.run_ons import run_ons_marked
+from extraction.verbs import past_tense
 from extraction.wording import symbols_read, third_person, tidy_caption
 from memories.facets import read as read_facets
 from memories.instructions import before_instruction
@@ -220,7 +222,25 @@ def opens_without_i(words: list[str]) -> bool:
     if words[1:2] and words[1] in {"is", "are", "was", "were", "has"}:
         return False  # "work has been a lot lately": the word is the subject, not a verb
     opening = " ".join(words[:2])
-    return any(opening == p or opening.startswith(f"{p} ") for p in lexicon("pro_drop"))
+    if any(opening == p or opening.startswith(f"{p} ") for p in lexicon("pro_drop")):
+        return True
+    # A change said in the past tense ("ditched the gym", "swapped the car for a bike"): the
+    # change cues are a closed class of the user's own life changes, and a past with no
+    # subject before it is the speaker's (`extraction.subjectless` for the other verbs).
+    return any(words[: len(cue)] == cue and len(words) > len(cue) for cue in _change_pasts())
+
+
+@cache
+def _change_pasts() -> tuple[list[str], ...]:
+    """The change cues (`core/lexicons/change_cues.txt`) that open with a verb's past tense
+    ("ditched", "split up"; not "split" alone, which "split equally" is no change)."""
+    cues = tagged("change_cues", ("ends", "starts", "corrects", "replaces"))
+    return tuple(
+        phrase.split()
+        for tag in ("ends", "replaces", "starts")
+        for phrase in cues[tag]
+        if past_tense(phrase.split()[0])
+    )
 
 
 def without_instructions(messages: Iterable[dict]) -> list[dict]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from extraction.candidates import Candidate
-from extraction.restatements import restated_in_words
+from extraction.restatements import restated_in_words, reworded
 from extraction.updates import Reading, reading
 from memories.attributes import PRACTICE
 from memories.comparison import NEAR_DUPLICATE_SIMILARITY, distinct, restates
@@ -63,6 +63,7 @@ def same_fact(candidate: Candidate, target: Near) -> bool:
         target.similarity >= NEAR_DUPLICATE_SIMILARITY
         or keeps_both(candidate, target.memory)
         or in_other_words(candidate, target.memory)
+        or reworded(candidate_reading(candidate), reading(target.memory.caption), target.similarity)
     )
 
 
