@@ -116,6 +116,7 @@ _QUOTED = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d|(?<![A-Za-z])'[^']{3,}'
 # Every need and membership array has a column per domain, then one per kind of fact that
 # shapes answers (recall.shaping), which no word reaches: only vectors.
 COLUMNS = len(DOMAINS) + len(shaping.KINDS)
+COLUMN_NAMES = NAMES + shaping.NAMES
 
 
 def _hits(text: str, vocabulary: str) -> np.ndarray:

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from django.conf import settings
 
-from integrations.embeddings import embed_texts
+from integrations.embeddings import HASHING_MODEL_ID, current_model_id, embed_texts
 
 SHAPING_FILE = Path(__file__).resolve().parent / "shaping.toml"
 
@@ -100,9 +100,15 @@ def _prototypes(model_id: str, side: str) -> tuple[np.ndarray, np.ndarray]:
     return _embedded(model_id, side, texts), starts
 
 
-def _nearest(vectors: np.ndarray, model_id: str, side: str, scale: tuple[float, float]):
+def _nearest(
+    vectors: np.ndarray, model_id: str, side: str, scale: tuple[float, float]
+) -> np.ndarray | None:
     """(n, K): each row's cosine to each kind's nearest prototype of `side`, scaled to [0, 1];
     None when the vectors are not of the prototypes' model."""
+    if model_id != current_model_id() or model_id == HASHING_MODEL_ID:
+        # The prototypes are embedded by the configured model only; the hashing embedder's
+        # cosines count shared words, not kinds of facts.
+        return None
     with _lock:
         prototypes, starts = _prototypes(model_id, side)
     if vectors.shape[1] != prototypes.shape[1]:
