@@ -245,6 +245,8 @@ def needs(prompt: str, vector: np.ndarray | None, model_id: str) -> np.ndarray:
     return needs_by(prompt, prompt_meaning(vector, model_id))
 
 
+# The least product of a kind's fact and request matches that counts as a need at all.
+SHAPED_MIN = 0.5
 # How close (scaled, recall.shaping.REQUEST_COSINE) a prompt must come to a prototype request
 # to be read as a request for help by its meaning alone.
 ASKS_BY_MEANING = 0.6
@@ -280,7 +282,12 @@ def need(prompt_needs: np.ndarray, memory_domains: np.ndarray) -> np.ndarray:
     if not memory_domains.size or not wanted.size:
         return np.zeros(memory_domains.shape[0], dtype=np.float32)
     # Only the few domains the prompt needs: a quarter of the time of all fifteen.
-    return (memory_domains[:, wanted] * prompt_needs[wanted]).max(axis=1)
+    found = memory_domains[:, wanted] * prompt_needs[wanted]
+    # A kind of fact counts only when it matches on both sides: every "User ..." sentence is
+    # a little like every prototype fact, and a little of many kinds would lift half the
+    # profile into what the request needs ("User's name is Priya" for a cover letter).
+    found[:, wanted >= len(DOMAINS)] *= found[:, wanted >= len(DOMAINS)] >= SHAPED_MIN
+    return found.max(axis=1)
 
 
 # A request for personal help, as opposed to a question anyone could ask.

@@ -15,8 +15,8 @@ from core.words import stem, words_of
 from integrations.embeddings import EmbeddingError, embed_query
 from recall.domains import (
     about_self,
-    asks_by_meaning,
     asked_as_question,
+    asks_by_meaning,
     episodic,
     full_name_firsts,
     given_names,

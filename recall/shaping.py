@@ -42,8 +42,7 @@ class Kind:
 def _kinds() -> tuple[Kind, ...]:
     table = tomllib.loads(SHAPING_FILE.read_text(encoding="utf-8"))
     kinds = tuple(
-        Kind(name, tuple(entry["facts"]), tuple(entry["requests"]))
-        for name, entry in table.items()
+        Kind(name, tuple(entry["facts"]), tuple(entry["requests"])) for name, entry in table.items()
     )
     empty = [kind.name for kind in kinds if not (kind.facts and kind.requests)]
     if empty:
@@ -54,10 +53,12 @@ def _kinds() -> tuple[Kind, ...]:
 KINDS = _kinds()
 NAMES = tuple(kind.name for kind in KINDS)
 FINGERPRINT = hashlib.sha256(repr(KINDS).encode()).hexdigest()[:12]
-# Cosine of a memory to a kind's nearest prototype fact from which it starts to be of the
-# kind, and where it is fully (MiniLM scale: "User is allergic to nickel" and "User is
-# allergic to latex" are near 0.6; a fact of another kind sits under 0.35).
-FACT_COSINE = (0.40, 0.60)
+# How much closer a memory is to a kind's nearest prototype fact than to the median kind's,
+# from which it starts to be of the kind, and where it is fully. Above the median, not a
+# plain cosine: MiniLM puts any two "User ..." sentences 0.4-0.5 apart, so "User's name is
+# Priya" was a little of every kind; "User is allergic to nickel" is 0.6 from "User is
+# allergic to latex" and about 0.4 from the median kind's fact.
+FACT_MARGIN = (0.10, 0.30)
 # Cosine of a prompt to a kind's nearest prototype request: two requests of one kind in new
 # words sit near 0.5 to 0.7 (MiniLM scale).
 REQUEST_COSINE = (0.35, 0.60)
@@ -103,8 +104,9 @@ def _prototypes(model_id: str, side: str) -> tuple[np.ndarray, np.ndarray]:
 def _nearest(
     vectors: np.ndarray, model_id: str, side: str, scale: tuple[float, float]
 ) -> np.ndarray | None:
-    """(n, K): each row's cosine to each kind's nearest prototype of `side`, scaled to [0, 1];
-    None when the vectors are not of the prototypes' model."""
+    """(n, K): each row's cosine to each kind's nearest prototype of `side` (for facts, above
+    the row's median kind), scaled to [0, 1]; None when the vectors are not of the
+    prototypes' model."""
     if model_id != current_model_id() or model_id == HASHING_MODEL_ID:
         # The prototypes are embedded by the configured model only; the hashing embedder's
         # cosines count shared words, not kinds of facts.
@@ -114,6 +116,8 @@ def _nearest(
     if vectors.shape[1] != prototypes.shape[1]:
         return None
     nearest = np.maximum.reduceat(vectors @ prototypes.T, starts, axis=1)
+    if side == "facts":
+        nearest = nearest - np.median(nearest, axis=1, keepdims=True)
     low, high = scale
     return np.clip((nearest - low) / (high - low), 0.0, 1.0).astype(np.float32)
 
@@ -123,7 +127,7 @@ def fact_kinds(vectors: np.ndarray, model_id: str) -> np.ndarray:
     vectors (the hashing embedder's cosines count shared words, not kinds)."""
     if not vectors.shape[0]:
         return np.zeros((0, len(KINDS)), dtype=np.float32)
-    found = _nearest(vectors, model_id, "facts", FACT_COSINE)
+    found = _nearest(vectors, model_id, "facts", FACT_MARGIN)
     return np.zeros((vectors.shape[0], len(KINDS)), np.float32) if found is None else found
 
 

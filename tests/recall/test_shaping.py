@@ -86,12 +86,9 @@ def test_a_memory_is_of_the_kinds_its_prototype_facts_are_close_to(settings):
     from integrations.embeddings import current_model_id
 
     settings.MEMORY_EMBEDDER = "local"
+    vectors = embed_texts(["User is allergic to kiwi fruit"])
     kinds = dict(
-        zip(
-            shaping.NAMES,
-            shaping.fact_kinds(embed_texts(["User is allergic to kiwi fruit"]), current_model_id())[0],
-            strict=True,
-        )
+        zip(shaping.NAMES, shaping.fact_kinds(vectors, current_model_id())[0], strict=True)
     )
 
     assert kinds["food_allergy"] >= 0.8
