@@ -290,6 +290,15 @@ def need(prompt_needs: np.ndarray, memory_domains: np.ndarray) -> np.ndarray:
     return found.max(axis=1)
 
 
+def shaped_need(prompt_needs: np.ndarray, memory_domains: np.ndarray) -> np.ndarray:
+    """`need` through the kinds of facts that shape answers alone (recall.shaping), (n,)."""
+    at = len(DOMAINS)
+    if not memory_domains.size:
+        return np.zeros(memory_domains.shape[0], dtype=np.float32)
+    found = (memory_domains[:, at:] * prompt_needs[at:]).max(axis=1)
+    return np.where(found >= SHAPED_MIN, found, 0.0)
+
+
 # A request for personal help, as opposed to a question anyone could ask.
 _PERSONAL = re.compile(
     r"\b(?:i|i'm|im|i've|i'd|i'll|me|my|mine|we|we're|our|us|myself)\b"
