@@ -117,3 +117,35 @@ def test_the_prototypes_are_embedded_once_and_read_back_from_disk(settings, tmp_
     again = shaping._embedded("hashing-384-v1", "facts", texts)
 
     assert np.array_equal(first, again)
+
+
+GARETH = (
+    "User keeps a pet cockatiel",
+    "User works as an electrician",
+    "User lives in Swansea",
+    "User plays darts on Thursdays",
+    "User's brother Rhys is a chef",
+    "User is learning Welsh",
+    "User drives a van",
+    "User supports Swansea City",
+)
+
+
+@pytest.fixture
+def gareth(settings, end_user, remember):
+    settings.MEMORY_EMBEDDER = "local"
+    remember(end_user, *GARETH, category=Memory.Category.PERSONAL)
+    return end_user
+
+
+@pytest.mark.parametrize(
+    "prompt", ["is it ok to spray oven cleaner in the kitchen", "which scented candle smells best"]
+)
+def test_a_kind_matched_on_both_sides_answers_though_the_memory_is_far_in_words(gareth, prompt):
+    # The bird is further from fumes than the user's average memory: only the kind (a pet in
+    # the home; household products) says the answer depends on it.
+    assert _top3(gareth, prompt)[:1] == ["User keeps a pet cockatiel"]
+
+
+def test_a_household_request_the_pet_does_not_change_gets_nothing(gareth):
+    assert _top3(gareth, "how do I get red wine out of a carpet") == []
