@@ -48,7 +48,9 @@ DATA = Path(__file__).resolve().parent / "data"
 # Tune on "dev" only (two sets written independently); "heldout" is for reporting. "heldout2"
 # (issue 31) was written before tuning on topics no dev set or lexicon touched, and has been
 # tuned on since session 37: a dev split now, whatever its name. "heldout3" was written in
-# session 37 before tuning, on topics of its own: report it, never tune on it.
+# session 37 before tuning, on topics of its own, and is a dev split since session 38.
+# "heldout4" was written in session 38 before tuning, on topics no other split has: report it,
+# never tune on it.
 # Each split's files; a file whose rows carry a "split" field (the chat-style pairs) gives
 # only its rows of that split.
 CHAT = DATA / "conflicts_chat.jsonl"
@@ -57,6 +59,7 @@ SPLITS = {
     "heldout": (DATA / "conflicts_heldout.jsonl",),
     "heldout2": (DATA / "conflicts_heldout2.jsonl",),
     "heldout3": (DATA / "conflicts_heldout3.jsonl",),
+    "heldout4": (DATA / "conflicts_heldout4.jsonl",),
     "chat-dev": (CHAT,),
     "chat-heldout": (CHAT,),
 }

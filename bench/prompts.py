@@ -1,7 +1,7 @@
 """Issue 32's prompts set: several users, their people, and prompts of five kinds, scored by kind.
 
-A prompts file (`bench/data/prompts_dev.json`, `prompts_heldout.json`, `prompts_heldout2.json`)
-holds users, each with memories and prompts:
+A prompts file (`bench/data/prompts_dev.json`, `prompts_heldout.json`, `prompts_heldout2.json`,
+`prompts_heldout3.json`) holds users, each with memories and prompts:
 
 - a memory: `key`, `caption`, `full_text`, `about` ("self" or the key of the person or pet it is
   about; their captions read "User's <person> ..."), and for a fact held for review `status`
@@ -40,6 +40,7 @@ from tenants.models import Tenant
 PROMPTS_DEV = DATA / "prompts_dev.json"
 PROMPTS_HELDOUT = DATA / "prompts_heldout.json"
 PROMPTS_HELDOUT2 = DATA / "prompts_heldout2.json"
+PROMPTS_HELDOUT3 = DATA / "prompts_heldout3.json"
 SELF = "self"
 # Prompts that need a memory (scored by hit@1 and hit@3) and prompts that need none (scored by
 # an empty answer).

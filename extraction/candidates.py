@@ -23,8 +23,9 @@ class Candidate:
     said: str = ""
     # When the message that stated it was sent (issue 33); None: the request's time.
     said_at: datetime.datetime | None = None
-    # The index of that message in the conversation as sent (`extraction.stated`); None for
-    # an agent's note, which is no message.
+    # The index of that message in the conversation as sent (`extraction.stated`): a time told
+    # beside it counts only within that message; the evidence names it. None: not known (an
+    # agent's note is no message).
     said_in: int | None = None
     # The memory's evidence: what the user said (`said`, or the whole message when no clause
     # was found), redacted at screening; an agent's note as the agent wrote it (`said_by`).

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
 
-from core.lexicon import lexicon
+from core.lexicon import lexicon, tagged
 from core.words import words_of
 from extraction.chat_forms import apostrophes_restored
 from extraction.run_ons import run_ons_marked
+from extraction.verbs import past_tense
 from extraction.wording import symbols_read, third_person, tidy_caption
 from memories.facets import read as read_facets
 from memories.instructions import before_instruction
@@ -26,11 +28,14 @@ def first_person_in(text: str) -> bool:
     return any(word in lexicon("first_person") for word in words_of(text))
 
 
-# A clause ends at a sentence mark, a comma or a dash ("my wife Anna — sorry, Ana").
-# An initial's full stop ("the U.S.") ends nothing, nor a hyphen or an en dash between two
-# letters or digits ("full-time", a "9 to 5" written with an en dash): a spaced dash does.
+# A clause ends at a sentence mark, a comma, a dash ("my wife Anna — sorry, Ana") or a
+# colon before a space ("Change of plans: we're expecting a baby"). An initial's full stop
+# ("the U.S.") ends nothing, nor a thousands comma ("£2,000"), a colon in a time ("10:30"), a
+# hyphen or an en dash between two letters or digits ("full-time", a "9 to 5" written with an
+# en dash): a spaced dash does.
 _CLAUSE = re.compile(
-    r"(?:\b[A-Z]\.|[^.!?;,\n\u2013\u2014-]|(?<=\w)[-\u2013](?=\w))+(?:[.!?;,\n\u2013\u2014-]+|$)"
+    r"(?:\b[A-Z]\.|(?<=\d),(?=\d{3}\b)|:(?=\S)|[^.!?;,:\n\u2013\u2014-]|(?<=\w)[-\u2013](?=\w))+"
+    r"(?:[.!?;,:\n\u2013\u2014-]+|$)"
 )
 
 
@@ -70,8 +75,21 @@ def without_fillers(words: list[str]) -> list[str]:
     return words
 
 
+def _keys_joined(clauses: list[str]) -> list[str]:
+    """The clauses, a one-word key before a colon kept with what follows it ("second: i live in
+    berlin" is one clause, read as a whole as before); a label of more words ("Change of plans:
+    ...") stays apart, so the statement after it opens its clause."""
+    joined: list[str] = []
+    for clause in clauses:
+        if joined and joined[-1].rstrip().endswith(":") and len(words_of(joined[-1])) < 2:
+            joined[-1] += clause
+        else:
+            joined.append(clause)
+    return joined
+
+
 # What may end a clause: the marks `_CLAUSE` ends it at.
-_MARKS = " ,.!?;-\u2013\u2014"
+_MARKS = " ,.!?;:-\u2013\u2014"
 
 
 def _correction(clause: str) -> str | None:
@@ -171,7 +189,7 @@ def clauses_read(
         content = run_ons_marked(content)  # "im 29 i work in sales my husband is ..."
         if starts is not None:
             starts.append(len(found))
-        for clause in _CLAUSE.findall(_APPOSITION.sub(_named_first, content)):
+        for clause in _keys_joined(_CLAUSE.findall(_APPOSITION.sub(_named_first, content))):
             rest = _correction(clause)
             if rest is not None:
                 stated = [at for at, (_, statement) in enumerate(found) if statement]
@@ -204,7 +222,25 @@ def opens_without_i(words: list[str]) -> bool:
     if words[1:2] and words[1] in {"is", "are", "was", "were", "has"}:
         return False  # "work has been a lot lately": the word is the subject, not a verb
     opening = " ".join(words[:2])
-    return any(opening == p or opening.startswith(f"{p} ") for p in lexicon("pro_drop"))
+    if any(opening == p or opening.startswith(f"{p} ") for p in lexicon("pro_drop")):
+        return True
+    # A change said in the past tense ("ditched the gym", "swapped the car for a bike"): the
+    # change cues are a closed class of the user's own life changes, and a past with no
+    # subject before it is the speaker's (`extraction.subjectless` for the other verbs).
+    return any(words[: len(cue)] == cue and len(words) > len(cue) for cue in _change_pasts())
+
+
+@cache
+def _change_pasts() -> tuple[list[str], ...]:
+    """The change cues (`core/lexicons/change_cues.txt`) that open with a verb's past tense
+    ("ditched", "split up"; not "split" alone, which "split equally" is no change)."""
+    cues = tagged("change_cues", ("ends", "starts", "corrects", "replaces"))
+    return tuple(
+        phrase.split()
+        for tag in ("ends", "replaces", "starts")
+        for phrase in cues[tag]
+        if past_tense(phrase.split()[0])
+    )
 
 
 def without_instructions(messages: Iterable[dict]) -> list[dict]:

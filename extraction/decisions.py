@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from extraction.candidates import Candidate
+from extraction.cued_changes import cued_change
 from extraction.merge_evidence import (
     NEAR_DUPLICATE_SIMILARITY,
     candidate_facets,
@@ -34,7 +35,8 @@ from extraction.merge_evidence import (
     keeps_both,
     same_fact,
 )
-from extraction.updates import Reading, link, reading, update
+from extraction.restatements import reworded
+from extraction.updates import Reading, Update, link, reading, update
 from memories.comparison import Verdict, compare, shares_attribute
 from memories.facets import Facet, facets_read
 from memories.models import Memory, ReviewItem
@@ -214,6 +216,14 @@ def neighbours_find(
     return close
 
 
+def _change(new: Reading, old: Reading, similarity: float) -> Update | None:
+    """The change the new fact makes to the old one: read on a link (`updates.update`), or
+    announced by a change cue to a close fact (`cued_changes.cued_change`)."""
+    return update(new, old, similarity) or cued_change(
+        new, old, similarity, link(new, old, similarity)
+    )
+
+
 def changes_found(candidate: Candidate, neighbours: list[Neighbour]) -> Judgement | None:
     """The active memories the candidate says no longer hold (`updates.update`), as a
     contradiction; None when it changes none."""
@@ -222,7 +232,7 @@ def changes_found(candidate: Candidate, neighbours: list[Neighbour]) -> Judgemen
         (neighbour, change)
         for neighbour in neighbours
         if neighbour.memory.status == Memory.Status.ACTIVE
-        and (change := update(new, neighbour.memory.reading, neighbour.similarity))
+        and (change := _change(new, neighbour.memory.reading, neighbour.similarity))
     ]
     # A correction changes the one linked fact nearest in wording ("I misspoke, I'm actually
     # right-handed" corrects "left-handed", not every fact about the user it links to).
@@ -270,7 +280,9 @@ def rules_judgement(candidate: Candidate, neighbours: list[Neighbour]) -> Judgem
     if same is not None:
         return Judgement(Verdict.SAME, refs=(same[0].memory.ref,), reason=same[1])
     for neighbour in neighbours:  # nearest first: the same fact in other words
-        if in_other_words(candidate, neighbour.memory):
+        if in_other_words(candidate, neighbour.memory) or reworded(
+            reading, neighbour.memory.reading, neighbour.similarity
+        ):
             return Judgement(Verdict.SAME, refs=(neighbour.memory.ref,),
                              reason="the same fact in other words")  # fmt: skip
     return Judgement(Verdict.NEW)

@@ -51,7 +51,7 @@ from extraction.wording import (
 )
 from memories.comparison import Verdict, compare
 from memories.facets import facets_read
-from memories.text import CAPTION_MAX_LENGTH, states_a_fact, text_clean
+from memories.text import CAPTION_MAX_LENGTH, names_the_user, states_a_fact, text_clean
 from memories.values import lacks_value
 
 # A capitalised word after the first: a name the user must have written ("Tom", "McDonald's",
@@ -217,7 +217,7 @@ def _negated(words: tuple[str, ...], at: int) -> bool:
 
 
 def _about_user(caption: str) -> bool:
-    return bool(re.match(r"^(?:the\s+)?user(?:'s|\u2019s)?\b", caption, re.I))
+    return names_the_user(caption)
 
 
 def _repaired_caption(candidate: Candidate, evidence: Evidence) -> tuple[str, str]:

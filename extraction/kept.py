@@ -12,6 +12,7 @@ import re
 from core.lexicon import has_phrase, lexicon
 from core.words import words_of
 from extraction.people import mention_at
+from extraction.verbs import base_form
 from extraction.wording import passing, third_person, tidy_caption
 from memories.facets import category_of
 from memories.models import Memory
@@ -57,6 +58,8 @@ def _elliptic(caption: str) -> bool:
             return True
         at = mention.end if mention is not None else 1
     rest = words[at:]
+    if rest[1:3] and rest[1] == "to" and base_form(rest[2]):
+        return False  # "User had to switch to aldi": a verb after "to"
     return bool(rest) and rest[0] in _STAND_INS and (len(rest) == 1 or rest[1] in _NO_VERBS)
 
 

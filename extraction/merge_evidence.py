@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Protocol
 
 from extraction.candidates import Candidate
-from extraction.restatements import restated_in_words
+from extraction.restatements import restated_in_words, reworded
 from extraction.updates import Reading, reading
 from memories.attributes import PRACTICE
-from memories.comparison import distinct, restates
+from memories.comparison import NEAR_DUPLICATE_SIMILARITY, distinct, restates
 from memories.facets import Facet, facets_read, subject_of
 
 
@@ -32,12 +32,6 @@ class Near(Protocol):
 
     @property
     def similarity(self) -> float: ...
-
-
-# Cosine similarity at or above which a candidate restates an existing memory without the
-# facets agreeing (on the dev pairs, rewordings of one fact sit at 0.67-0.86, compatible facts
-# below 0.70, and two facts about one person up to 0.71: below this only the facets merge).
-NEAR_DUPLICATE_SIMILARITY = 0.92
 
 
 def candidate_facets(candidate: Candidate) -> tuple[Facet, ...]:
@@ -69,6 +63,7 @@ def same_fact(candidate: Candidate, target: Near) -> bool:
         target.similarity >= NEAR_DUPLICATE_SIMILARITY
         or keeps_both(candidate, target.memory)
         or in_other_words(candidate, target.memory)
+        or reworded(candidate_reading(candidate), reading(target.memory.caption), target.similarity)
     )
 
 

@@ -34,6 +34,7 @@ from extraction.candidates import Candidate
 from extraction.clauses import opens_without_i, user_clauses, without_instructions
 from extraction.corrections import correcting, only_correcting
 from extraction.definite import definite_mine, relations_of
+from extraction.fronted import fronted
 from extraction.introductions import introductions
 from extraction.kept import caption_kept, caption_of, category
 from extraction.lists import lists_distributed
@@ -450,7 +451,8 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         each = both_stated(tidy_caption(joint))  # "my partner and I are both vegan"
         return [c for c in each or [tidy_caption(joint)] if caption_kept(c, verb=False)]
     captions: list[str] = []
-    for part in [opened] if opened else _parts(statement):
+    parts = [opened] if opened else [s for part in _parts(statement) for s in fronted(part)]
+    for part in parts:
         counted = mention_at(part.strip(" ,.!"), 0)
         if counted and counted.count and counted.end == len(words_of(part)):
             captions.append(stated(counted) or "")  # "my two cats": how many the user has

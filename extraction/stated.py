@@ -61,8 +61,9 @@ def candidates_dated(
 ) -> list[Candidate]:
     """`candidates`, each with the user's message it was read from: its time (`said_at`; one an
     extractor already dated keeps its own), its index in the conversation (`said_in`, counted
-    from `offset`, the messages read before `messages`) and the words quoted as the memory's
-    evidence (`quote`: the clause it was read from, else that message)."""
+    from `offset`, the messages read before `messages`: it also tells which candidates one
+    message said, `extraction.timing`) and the words quoted as the memory's evidence (`quote`:
+    the clause it was read from, else that message)."""
     positions = [at for at, m in enumerate(messages) if m.get("role") == "user"]
     positions = positions or list(range(len(messages)))
     users = [messages[at] for at in positions]

@@ -29,7 +29,7 @@ from core.lexicon import has_phrase, lexicon
 from core.words import words_of
 from extraction.people import last_person
 from extraction.time_phrases import time_fronted
-from extraction.verbs import base_form, past_tense, third_singular
+from extraction.verbs import base_form, gerund, past_tense, third_singular
 
 # What may follow a past tense for the user to be its subject: the verb's object or its count
 # ("broke my wrist", "sold the car", "had him", "ran 2 marathons").
@@ -83,6 +83,10 @@ def user_dropped(said: str, *, about: str = "") -> str | None:
         return None if several else f"I {text}"
     if about or set(words) & {"his", "her", "their"}:
         return None
+    if past_tense(verb) and after == "to" and base_form((plain[2:3] or [""])[0]):
+        return f"I {text}"  # "had to switch to aldi": what the user had to do
+    if verb == "not" and gerund(after):
+        return f"I'm {text}"  # "not getting on planes these days"
     if (
         past_tense(verb)
         and not base_form(verb)

@@ -27,8 +27,9 @@ logger = logging.getLogger(__name__)
 MAX_CLAUSE_WORDS = 60
 # The years a bare four-digit number can name ("since 2019"; "2000 steps" is no time).
 _YEARS = range(1900, 2101)
-# Words that say a time is counted back from, or on from, when it was said.
-RELATIVE = frozenset({"ago", "last", "next", "this", "past"})
+# Words that say a time is counted back from, or on from, when it was said
+# (`core/lexicons/time_relative.txt`, which the store's audit reads too).
+RELATIVE = lexicon("time_relative")
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ def time_fronted(part: str) -> str:
     if not lead or not all(_timely(word) for word in lead) or not _names_time(lead):
         return part
     rest = " ".join(written[subject:])
-    body = rest.rstrip(".!?")
+    body = rest.rstrip(".!?,;:")
     phrase = " ".join(written[:subject]).rstrip(",;:")
     if lead[0] not in lexicon("months"):
         phrase = phrase[0].lower() + phrase[1:]  # it no longer opens the sentence
@@ -65,7 +66,9 @@ def time_fronted(part: str) -> str:
 
 @cache
 def _subjects() -> frozenset[str]:
-    return lexicon("user_subjects")
+    """The words a user's clause may open with after a time: "i", "we", and "my", "our"
+    ("since last week my work laptop is a MacBook")."""
+    return lexicon("user_subjects") | lexicon("first_person")
 
 
 def _names_time(words: list[str]) -> bool:
@@ -155,6 +158,10 @@ def _phrase(
     if resolved is None:
         return None
     day, period = resolved
+    part = next((_parts()[w] for w in tokens[begin:core] if w in _parts()), None)
+    if part and period == "year" and not point:
+        # "at the end of last year" is its December, "in mid 2021" its July.
+        day, period = datetime.date(day.year, part, 1), "month"
     start, end = _span(day, "day" if point else period)
     first_word, last_word = origin[begin][0], origin[last - 1][1]
     return TimePhrase(
@@ -236,6 +243,9 @@ def _span(day: datetime.date, period: str) -> tuple[datetime.date, datetime.date
     if period == "month":
         last = calendar.monthrange(day.year, day.month)[1]
         return day.replace(day=1), day.replace(day=last)
+    if period == "week":  # "last week": its Monday to its Sunday
+        monday = day - datetime.timedelta(days=day.weekday())
+        return monday, monday + datetime.timedelta(days=6)
     return day, day
 
 
@@ -245,15 +255,23 @@ def _role_before(tokens: list[str], at: int) -> tuple[int, str]:
     roles = _roles()
     longest = max(len(phrase) for phrase in roles)
     start = at
+    counted: tuple[int, str] | None = None
     while start > 0:
         for size in range(min(longest, start), 0, -1):
-            role = roles.get(tuple(tokens[start - size : start]))
+            said = tuple(tokens[start - size : start])
+            role = roles.get(said)
+            if role and counted is None and set(said) <= RELATIVE:
+                # "since last summer": "last" counts the time; the role may come before it.
+                counted = (start - size, role)
+                start -= size
+                break
             if role:
                 return start - size, role
-        if tokens[start - 1] not in lexicon("time_modifiers"):
-            break
-        start -= 1
-    return at, ""
+        else:
+            if tokens[start - 1] not in lexicon("time_modifiers"):
+                break
+            start -= 1
+    return counted or (at, "")
 
 
 @cache
@@ -267,14 +285,24 @@ def _roles() -> dict[tuple[str, ...], str]:
 
 
 @cache
+def _parts() -> dict[str, int]:
+    """The month of a year each modifier names (`time_parts.txt`: "end" is December)."""
+    return {word: int(month) for month, word in (line.split() for line in lexicon("time_parts"))}
+
+
+@cache
 def _counts() -> dict[tuple[str, ...], str]:
     """The words dateparser does not read, by their words, and what it reads instead: counts
-    (`vague_counts.txt`: "a couple of" is 2) and seasons (`seasons.txt`: "summer" is July)."""
+    (`vague_counts.txt`: "a couple of" is 2), seasons (`seasons.txt`: "summer" is July) and
+    phrases (`time_aliases.txt`: "the start of the month" is "this month")."""
     found = {}
     for name in ("vague_counts", "seasons"):
         for line in lexicon(name):
             instead, phrase = line.split(maxsplit=1)
             found[tuple(phrase.split())] = instead
+    for line in lexicon("time_aliases"):
+        phrase, instead = line.split("=")
+        found[tuple(phrase.split())] = instead.strip()
     return found
 
 
@@ -290,8 +318,9 @@ def _normalised(words: list[str]) -> tuple[list[str], list[tuple[int, int]]]:
         for size in range(longest, 0, -1):
             number = counts.get(tuple(words[at : at + size]))
             if number:
-                tokens.append(number)
-                origin.append((at, at + size))
+                for token in number.split():
+                    tokens.append(token)
+                    origin.append((at, at + size))
                 at += size
                 break
         else:

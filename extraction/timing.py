@@ -33,10 +33,51 @@ from memories.values import lacks_value
 
 
 def candidates_timed(candidates: list[Candidate]) -> list[Candidate]:
-    """Each candidate with the time its clause states (`candidate_timed`), or, when it holds
-    "now" and states none, since the change told beside it (`_since_the_change`)."""
+    """Each candidate with the time its clause states (`candidate_timed`), or, when it states
+    none, since the start told right after it (`_started_after`), or, when it holds "now",
+    since the change told beside it (`_since_the_change`)."""
     timed = [candidate_timed(candidate) for candidate in candidates]
+    starts = [_bare_start(candidate.caption) for candidate in candidates]
+    timed = [_started_after(timed, starts, at) for at in range(len(timed))]
     return [_since_the_change(timed, at) for at in range(len(timed))]
+
+
+def _started_after(timed: list[Candidate], starts: list[bool], at: int) -> Candidate:
+    """ "I'm doing a degree in maths, I started it in October 2020": a fact with no time of its
+    own holds since the start told right after it, said at the same time, when that start
+    says nothing but its time ("User started it", "User started in August")."""
+    candidate = timed[at]
+    if candidate.valid_from or candidate.valid_to or starts[at] or at + 1 >= len(timed):
+        return candidate
+    start = timed[at + 1]
+    if starts[at + 1] and _told_together(candidate, start) and start.valid_from:
+        return replace(candidate, valid_from=start.valid_from)
+    return candidate
+
+
+def _told_together(candidate: Candidate, other: Candidate) -> bool:
+    """Whether two candidates were said at the same time, in the same message when known."""
+    return candidate.said_at == other.said_at and candidate.said_in == other.said_in
+
+
+def _bare_start(caption: str) -> bool:
+    """Whether a caption tells a start and nothing else but its time ("User started it",
+    "User started two months ago"): its start verb (a `starts` cue) the one word of its own."""
+    if "starts" not in cues_of(caption):
+        return False
+    light = (
+        lexicon("adverbs")
+        | lexicon("auxiliaries")
+        | lexicon("function_words")
+        | lexicon("durations")
+        | lexicon("numerals")
+        | lexicon("months")
+        | RELATIVE
+        | {word for line in lexicon("time_roles") for word in line.split()[1:]}
+        | {"ago"}
+    )
+    words = [word for word in words_of(caption)[1:] if word not in light and not word.isdigit()]
+    return len(words) < 2
 
 
 def _since_the_change(timed: list[Candidate], at: int) -> Candidate:
@@ -54,7 +95,7 @@ def _since_the_change(timed: list[Candidate], at: int) -> Candidate:
     for other in (timed[at - 1] if at else None, timed[at + 1] if at + 1 < len(timed) else None):
         if (
             other is not None
-            and other.said_at == candidate.said_at
+            and _told_together(candidate, other)
             and other.said != candidate.said
             and other.valid_from
             and not other.valid_to
@@ -110,7 +151,18 @@ def candidate_timed(candidate: Candidate) -> Candidate:
     caption, full_text = candidate.caption, candidate.full_text
     valid_from, valid_to = candidate.valid_from, candidate.valid_to
     held = _held_in_past(candidate.caption, tense == "past")
+    starts = has_phrase(candidate.caption, "time_starts")
+    told: tuple[TimePhrase, ...] | None = None
     for phrase in phrases:
+        if _locate(caption, phrase.words) is None and has_phrase(candidate.caption, "time_now"):
+            # "I sat the last exam in June and I'm now fully qualified": the time is the
+            # change's, told beside a fact that holds now; the fact holds since then, read as
+            # a past time whatever the fact's verb.
+            if told is None:
+                told = time_phrases(clause, said_at, future=future)
+            since = next((p.start for p in told if p.words == phrase.words), None)
+            valid_from = valid_from or since
+            continue
         if _is_value(caption, phrase):
             # "User's son was born two years ago": the time is the fact; written as a date.
             caption, full_text = _dated(caption, phrase), _dated(full_text, phrase)
@@ -126,7 +178,7 @@ def candidate_timed(candidate: Candidate) -> Candidate:
         # A time after the message is ahead of it, whatever the verb ("moving to Porto next
         # year").
         ahead = future or phrase.start > said_at.date()
-        begins, ends = _holds(phrase, future=ahead, held=held)
+        begins, ends = _holds(phrase, future=ahead, held=held, starts=starts)
         valid_from = valid_from or begins
         valid_to = valid_to or ends
     if past and valid_to is None:
@@ -144,16 +196,19 @@ def candidate_timed(candidate: Candidate) -> Candidate:
 
 
 def _holds(
-    phrase: TimePhrase, *, future: bool, held: bool
+    phrase: TimePhrase, *, future: bool, held: bool, starts: bool = False
 ) -> tuple[datetime.date | None, datetime.date | None]:
-    """When the fact holds, from one phrase: its role, whether the clause looks ahead, and
-    whether the caption states a state of the past ("User was vegan")."""
+    """When the fact holds, from one phrase: its role, whether the clause looks ahead, whether
+    the caption states a state of the past ("User was vegan"), and whether it tells a start
+    (`time_starts`: "is starting an MSc in September" holds from then on)."""
     if phrase.role == "from" or phrase.role == "for":
         return phrase.start, None
     if phrase.role == "to":
         return None, phrase.start
     if phrase.role == "past" or (held and not future):
         return phrase.start, phrase.end
+    if future and starts:
+        return phrase.start, None
     if future:
         # "expecting a baby in March": an expectation, until the end of the time it names.
         return None, phrase.end
@@ -271,6 +326,8 @@ def _written(phrase: TimePhrase) -> str:
         when = str(day.year)
     elif phrase.period == "month":
         when = f"{day:%B} {day.year}"
+    elif phrase.period == "week":
+        when = f"the week of {day.day} {day:%B} {day.year}"  # "last week": not one day
     else:
         when = f"{day.day} {day:%B} {day.year}"
     lead = _ROLE_WORDS.get(phrase.role) or ("on" if phrase.period == "day" else "in")

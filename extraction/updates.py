@@ -140,7 +140,7 @@ def _places() -> frozenset[tuple[str, ...]]:
     return frozenset(tuple(_lemmas(place)) for place in names("place_names"))
 
 
-def _closure(lemmas: list[str]) -> set[str]:
+def closure(lemmas: list[str]) -> set[str]:
     """The concepts a text's lemmas name: the content words, each phrase of the kinds lexicon
     and its broader terms up the chain, and "place" for a place name."""
     found = {word for word in lemmas if word not in _stop_words()}
@@ -278,14 +278,14 @@ def reading(
     words = frozenset(w for w in lemmas if w not in _stop_words() and w not in cue_words)
     said_of = [f for f in facets if _registry(f) and f.attribute != "owns"]
     named = [lemma(f.attribute) for f in said_of]
-    concepts = _closure([w for w in lemmas if w not in cue_words] + named) - cue_words
+    concepts = closure([w for w in lemmas if w not in cue_words] + named) - cue_words
     concepts |= {lemma(f.value) for f in facets if f.value and " " not in f.value}
     found_names = {
         lemma(n.lower()) for n in _NAME.findall(caption) if n.lower() in names("given_names")
     }
     people: set[str] = set()
     if subject != "user":
-        people = _closure(_lemmas(subject)) | found_names
+        people = closure(_lemmas(subject)) | found_names
     cues = cues_of(f"{caption} {said}")
     negated = [f for f in facets if not f.positive and (f.subject == subject)]
     objects = {lemma(w) for f in negated for w in f.value.split()} - _stop_words()
@@ -295,7 +295,7 @@ def reading(
         kind
         for f in negated
         if not f.value and _registry(f)
-        for kind in _closure([lemma(f.attribute)])
+        for kind in closure([lemma(f.attribute)])
     }
     negative = bool(negated) or "ends" in cues
     if negative and not objects:
@@ -329,7 +329,7 @@ def reading(
         ),
         single=bool(single),
         values=frozenset(values),
-        value_kinds=frozenset(_closure(sorted(values)) - values),
+        value_kinds=frozenset(closure(sorted(values)) - values),
         scopes=frozenset(f.scope for f in facets if f.scope in lexicon("scopes")),
         cued=frozenset(w for w in said_in_caption if w in cue_words) - _stop_words(),
     )
@@ -357,7 +357,7 @@ def _denied(facets: tuple[Facet, ...], subject: str) -> set[str]:
     }
 
 
-def _same_person(new: Reading, old: Reading) -> bool:
+def same_person(new: Reading, old: Reading) -> bool:
     """The same person, or the user and a person of theirs that the user's fact names
     ("tom and i broke up" and "User's boyfriend Tom ..."; "no kids" and "User's daughter")."""
     if new.subject == old.subject:
@@ -371,7 +371,7 @@ def _same_person(new: Reading, old: Reading) -> bool:
 
 def link(new: Reading, old: Reading, similarity: float) -> str:
     """How the new fact is about the old one ("" when it is not): see the module docstring."""
-    if not _same_person(new, old):
+    if not same_person(new, old):
         return ""
     if new.attributes & old.attributes:
         return "same attribute"
@@ -380,7 +380,7 @@ def link(new: Reading, old: Reading, similarity: float) -> str:
     shared = new.words & old.words
     if shared:
         return f"both say '{sorted(shared)[0]}'"
-    if _distinct_attributes(new, old):
+    if distinct_attributes(new, old):
         return ""  # the registry reads two kinds of fact ("grew up in", "lives in")
     kinds = new.concepts & old.concepts
     if kinds:
@@ -390,7 +390,7 @@ def link(new: Reading, old: Reading, similarity: float) -> str:
     return ""
 
 
-def _distinct_attributes(new: Reading, old: Reading) -> bool:
+def distinct_attributes(new: Reading, old: Reading) -> bool:
     """Whether the registry reads each side as its own single-valued attribute and none of
     the other's ("grew up in Lyon" and "lives in Paris now"); an ended one ("got laid off")
     may still end the other ("is a PM at Meta")."""
@@ -466,7 +466,7 @@ def update(new: Reading, old: Reading, similarity: float) -> Update | None:
     if how in {"same attribute", "close wording", THEIRS}:
         return None
     other = new.words - old.concepts - old.people
-    kinded = {word for word in other if _closure([word]) & old.value_kinds}
+    kinded = {word for word in other if closure([word]) & old.value_kinds}
     if any(verb not in old.words and values & kinded for verb, values in new.doings):
         return None  # another relation to the value ("works in Manchester", "lives in Leeds")
     kinds = new.concepts - new.words

@@ -51,13 +51,22 @@ def _pasts(base: str) -> set[str]:
     return {f"{base}ed"} | ({f"{doubled}ed"} if doubled else set())
 
 
+def _gerund(base: str) -> str:
+    if base.endswith("ie"):
+        return f"{base[:-2]}ying"  # "lie": "lying"
+    if base.endswith("e") and not base.endswith(("ee", "ye", "oe")) and len(base) > 2:
+        return f"{base[:-1]}ing"  # "live": "living"
+    return f"{_doubled(base) or base}ing"  # "get": "getting"
+
+
 @cache
 def _forms() -> dict[str, dict[str, str]]:
     """Each form of each listed verb to its base, by kind: "third", "past"."""
-    forms: dict[str, dict[str, str]] = {"third": {}, "past": {}}
+    forms: dict[str, dict[str, str]] = {"third": {}, "past": {}, "gerund": {}}
     irregular = set(pairs("participles").values())  # "eat": "ate", never "eated"
     for base in lexicon("verbs"):
         forms["third"][_third(base)] = base
+        forms["gerund"][_gerund(base)] = base
         for past in _pasts(base) if base not in irregular else ():
             forms["past"][past] = base
     # The irregular forms: a past the table keeps as it is ("went went", "broke broke").
@@ -71,6 +80,11 @@ def _forms() -> dict[str, dict[str, str]]:
         ):
             forms["past"].setdefault(first, first)
     return forms
+
+
+def gerund(word: str) -> bool:
+    """Whether a word is the "-ing" form of a listed verb ("getting", "running", "living")."""
+    return word in _forms()["gerund"]
 
 
 def base_form(word: str) -> bool:

@@ -17,6 +17,13 @@ from core.lexicon import broader, lexicon
 from memories.attributes import PRACTICE, attribute
 from memories.facets import Facet, kind_of
 
+# The merge floor: the cosine similarity at or above which two wordings are one fact without
+# the facets agreeing (on the dev pairs, rewordings of one fact sit at 0.67-0.86, compatible
+# facts below 0.70, and two facts about one person up to 0.71: below this only the facets
+# merge). The write path merges at it (`extraction.merge_evidence.same_fact`); the store's
+# audit counts two active memories at it as near-duplicates (`memories.hygiene`).
+NEAR_DUPLICATE_SIMILARITY = 0.92
+
 
 class Verdict(enum.StrEnum):
     """What a new fact is to a stored one: new (or compatible), the same fact, or a fact that

@@ -1,7 +1,9 @@
 """The operators' dashboard figures: the last 30 days per day and per tenant, in five queries.
 
 Every figure is an aggregate computed by PostgreSQL, so the number of queries stays the same
-whatever the number of memories, conflicts, tenants or days (tests hold it at five).
+whatever the number of memories, conflicts, tenants or days (tests hold it at five). The
+hygiene panel lists the store audit's figures (`memories.hygiene.memory_audit`, a fixed number
+of queries too) per tenant (`hygiene_rows`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from django.db.models import Count, Min, Q, QuerySet
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from memories.hygiene import KINDS, NO_EVIDENCE, TenantAudit
 from memories.models import Memory, ReviewItem
 from tenants.models import TenantUsage
 from tenants.selectors import USAGE_DAYS, usage_window_start
@@ -126,3 +129,40 @@ def _add_daily(
     for day, n in per_day:
         if day in series:
             series[day][name] = n
+
+
+@dataclass(frozen=True)
+class HygieneCell:
+    """One figure of the hygiene panel: a count and its share of the active memories (None
+    while the store keeps no such record, as evidence before it is kept)."""
+
+    count: int | None
+    percent: float | None
+
+
+@dataclass(frozen=True)
+class HygieneRow:
+    """One tenant's line of the hygiene panel (`memories.hygiene.memory_audit`)."""
+
+    tenant: str
+    active: int
+    cells: list[HygieneCell]
+    oldest_pending: datetime | None
+
+
+def hygiene_rows(audits: list[TenantAudit]) -> list[HygieneRow]:
+    """The store audit's figures as the dashboard's hygiene panel lists them, a column per
+    kind of `memories.hygiene.KINDS`."""
+    rows = []
+    for audit in audits:
+        cells = [
+            HygieneCell(None, None)
+            if kind == NO_EVIDENCE and not audit.evidence_known
+            else HygieneCell(audit.counts[kind], 100 * audit.rate(kind))
+            for kind in KINDS
+        ]
+        rows.append(HygieneRow(audit.tenant, audit.active, cells, audit.oldest_pending))
+    return rows
+
+
+HYGIENE_COLUMNS = list(KINDS.values())

@@ -295,6 +295,9 @@ class ReviewItem(models.Model):
 
         LLM = "llm", "LLM decision"
         RULES = "rules", "Rule"
+        # The store's audit (`memories.services.audit`): a near-duplicate or junk memory,
+        # proposed for an operator to decide; nothing is merged or deleted on its own.
+        AUDIT = "audit", "Store audit"
 
     end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="review_items")
     new_memory = models.ForeignKey(
@@ -324,7 +327,8 @@ class ReviewItem(models.Model):
                 name="reviewitem_resolution_iff_resolved",
             ),
             models.CheckConstraint(
-                condition=models.Q(signal__in=["llm", "rules"]), name="reviewitem_signal_valid"
+                condition=models.Q(signal__in=["llm", "rules", "audit"]),
+                name="reviewitem_signal_valid",
             ),
             models.UniqueConstraint(
                 fields=["new_memory"],

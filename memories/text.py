@@ -130,3 +130,15 @@ def states_a_fact(text: str) -> bool:
     body = body.lower().replace("\u2019", "'")
     body = re.sub(r"\b\w+'s\b", " ", body)  # possessives are nouns, not verbs
     return bool(body) and bool(_PREDICATE.search(body))
+
+
+# A caption about the user or one of their people opens with the user ("User ...", "User's
+# sister ...", "The user ..."): what the grounding check keeps (`extraction.grounding`) and
+# the store's audit expects of every stored caption (`memories.hygiene`).
+_NAMES_THE_USER = re.compile(r"^(?:the\s+)?user(?:'s|\u2019s)?\b", re.IGNORECASE)
+
+
+def names_the_user(caption: str) -> bool:
+    """Whether a caption opens with the user, as every fact about them or their people does
+    ("User is vegan", "User's sister is a nurse"); "The capital of France is Paris" does not."""
+    return bool(_NAMES_THE_USER.match(caption.strip()))

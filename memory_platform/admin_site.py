@@ -16,10 +16,13 @@ from memories.charts import Series, daily_bars
 from memories.dashboard import (
     CONFLICTS_FILED,
     CONFLICTS_RESOLVED,
+    HYGIENE_COLUMNS,
     NEW_MEMORIES,
     Dashboard,
     dashboard_get,
+    hygiene_rows,
 )
+from memories.hygiene import memory_audit
 from tenants.scoping import request_tenant_ids
 
 # The admin's palette (its --primary, --secondary...), so the charts match the pages.
@@ -53,6 +56,11 @@ class MemoryAdminSite(admin.AdminSite):
             # request, shared with the review queue box).
             tenant_ids = request_tenant_ids(request)
             context["dashboard"] = dashboard_context(dashboard_get(tenant_ids=tenant_ids))
+            # The store audit of the same tenants (a fixed number of queries, like the rest).
+            context["hygiene"] = {
+                "columns": HYGIENE_COLUMNS,
+                "rows": hygiene_rows(memory_audit(tenant_ids=tenant_ids)),
+            }
         return super().index(request, extra_context=context)
 
     def get_app_list(self, request: HttpRequest, app_label: str | None = None) -> list[dict]:

@@ -375,10 +375,16 @@ MEMORY_JOB_STALE_MINUTES = env_int("MEMORY_JOB_STALE_MINUTES", 10, minimum=1)
 # A job tried this many times (each run counted as it starts, task retries included) is given
 # up: beat and `retry_failed_jobs` no longer replay it, and report it.
 MEMORY_JOB_MAX_ATTEMPTS = env_int("MEMORY_JOB_MAX_ATTEMPTS", 10, minimum=1)
+# The store's audit filed for review as proposals (memories.services.audit): how often.
+MEMORY_AUDIT_EVERY_HOURS = env_int("MEMORY_AUDIT_EVERY_HOURS", 24, minimum=1)
 CELERY_BEAT_SCHEDULE = {
     "prune-memories": {
         "task": "memories.prune_memories",
         "schedule": timedelta(hours=MEMORY_PRUNE_EVERY_HOURS),
+    },
+    "audit-proposals": {
+        "task": "memories.audit_proposals",
+        "schedule": timedelta(hours=MEMORY_AUDIT_EVERY_HOURS),
     },
     "retry-stalled-jobs": {
         "task": "extraction.retry_stalled_jobs",

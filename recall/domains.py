@@ -31,6 +31,7 @@ from core.words import words_of
 from integrations.embeddings import embed_texts
 from memories.attributes import attribute
 from memories.facets import facets_read
+from recall import shaping
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ FINGERPRINT = hashlib.sha256(
             (d.name, d.about, d.needed_for, sorted(d.about_words), sorted(d.needed_words))
             for d in DOMAINS
         ]
-        + [EXAMPLES]
+        + [EXAMPLES, shaping.FINGERPRINT]
     ).encode()
 ).hexdigest()[:12]
 
@@ -112,11 +113,17 @@ _FULL_TEXT_WORD = 0.6
 _QUOTED = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d|(?<![A-Za-z])'[^']{3,}'(?![A-Za-z])")
 
 
+# Every need and membership array has a column per domain, then one per kind of fact that
+# shapes answers (recall.shaping), which no word reaches: only vectors.
+COLUMNS = len(DOMAINS) + len(shaping.KINDS)
+COLUMN_NAMES = NAMES + shaping.NAMES
+
+
 def _hits(text: str, vocabulary: str) -> np.ndarray:
     words = set(words_of(text, parts=True))
-    return np.array(
-        [1.0 if words & getattr(domain, vocabulary) else 0.0 for domain in DOMAINS], np.float32
-    )
+    found = np.zeros(COLUMNS, np.float32)
+    found[: len(DOMAINS)] = [float(bool(words & getattr(d, vocabulary))) for d in DOMAINS]
+    return found
 
 
 _lock = threading.Lock()
@@ -167,16 +174,19 @@ def membership(
 ) -> np.ndarray:
     """How much each memory belongs to each domain, (n, D) in [0, 1]: its words or its vector."""
     if not texts:
-        return np.zeros((0, len(DOMAINS)), dtype=np.float32)
+        return np.zeros((0, COLUMNS), dtype=np.float32)
     words = np.stack(
         [
             np.maximum(_hits(caption, "about_words"), _FULL_TEXT_WORD * _hits(text, "about_words"))
             for caption, text in zip(captions, texts, strict=True)
         ]
     )
+    found = np.maximum(words, np.stack([_registered(caption) for caption in captions]))
     by_vector = _by_vector(vectors, model_id, "about", MEMORY_COSINE)
-    found = words if by_vector is None else np.maximum(words, by_vector)
-    return np.maximum(found, np.stack([_registered(caption) for caption in captions]))
+    if by_vector is not None:
+        found[:, : len(DOMAINS)] = np.maximum(found[:, : len(DOMAINS)], by_vector)
+    found[:, len(DOMAINS) :] = shaping.fact_kinds(vectors, model_id)
+    return found
 
 
 @cache
@@ -188,7 +198,7 @@ def _registered(caption: str) -> np.ndarray:
     """The domains the registry of attributes gives the fact a caption states (a job is work,
     an allergy diet and health), whatever words it uses: "User is a paramedic" is work
     although no domain lists "paramedic"."""
-    found = np.zeros(len(DOMAINS), dtype=np.float32)
+    found = np.zeros(COLUMNS, dtype=np.float32)
     for facet in facets_read(caption):
         if ":" in facet.attribute:  # a practice of some verb, a noun's "about": no registry entry
             continue
@@ -213,10 +223,13 @@ def prompt_meaning(vector: np.ndarray | None, model_id: str) -> np.ndarray | Non
     by_examples = _by_examples(vector, model_id)
     if by_vector is None and by_examples is None:
         return None
-    by_meaning = np.zeros(len(DOMAINS), dtype=np.float32)
+    by_meaning = np.zeros(COLUMNS, dtype=np.float32)
     for found in (by_vector[0] if by_vector is not None else None, by_examples):
         if found is not None:
-            by_meaning = np.maximum(by_meaning, found)
+            by_meaning[: len(DOMAINS)] = np.maximum(by_meaning[: len(DOMAINS)], found)
+    kinds = shaping.request_kinds(vector, model_id)
+    if kinds is not None:
+        by_meaning[len(DOMAINS) :] = kinds
     return by_meaning
 
 
@@ -232,6 +245,21 @@ def needs(prompt: str, vector: np.ndarray | None, model_id: str) -> np.ndarray:
     return needs_by(prompt, prompt_meaning(vector, model_id))
 
 
+# The least product of a kind's fact and request matches that counts as a need at all.
+SHAPED_MIN = 0.5
+# How close (scaled, recall.shaping.REQUEST_COSINE) a prompt must come to a prototype request
+# to be read as a request for help by its meaning alone.
+ASKS_BY_MEANING = 0.6
+
+
+def asks_by_meaning(meaning: np.ndarray | None) -> bool:
+    """Whether a prompt reads as a request whose answer the user's facts shape, by what it
+    means: close to one of `shaping.toml`'s prototype requests ("a nice pudding for Sunday
+    lunch", "cheapest way to get to Lisbon for a long weekend"), though it says no "I" or "my"
+    and is longer than a terse query."""
+    return meaning is not None and float(meaning[len(DOMAINS) :].max()) >= ASKS_BY_MEANING
+
+
 def needs_by(prompt: str, by_meaning: np.ndarray | None) -> np.ndarray:
     """`needs`, given the prompt's `prompt_meaning`.
 
@@ -241,7 +269,7 @@ def needs_by(prompt: str, by_meaning: np.ndarray | None) -> np.ndarray:
     words = _hits(_QUOTED.sub(" ", prompt), "needed_words")
     if by_meaning is None:
         return words
-    if by_meaning.max() >= VECTOR_POINTS:
+    if by_meaning[: len(DOMAINS)].max() >= VECTOR_POINTS:
         # The vector points to what the request is about: a word of a domain it gives nothing
         # at all is a word used in another sense.
         words = np.where(by_meaning > 0, words, WORD_ALONE * words)
@@ -254,7 +282,21 @@ def need(prompt_needs: np.ndarray, memory_domains: np.ndarray) -> np.ndarray:
     if not memory_domains.size or not wanted.size:
         return np.zeros(memory_domains.shape[0], dtype=np.float32)
     # Only the few domains the prompt needs: a quarter of the time of all fifteen.
-    return (memory_domains[:, wanted] * prompt_needs[wanted]).max(axis=1)
+    found = memory_domains[:, wanted] * prompt_needs[wanted]
+    # A kind of fact counts only when it matches on both sides: every "User ..." sentence is
+    # a little like every prototype fact, and a little of many kinds would lift half the
+    # profile into what the request needs ("User's name is Priya" for a cover letter).
+    found[:, wanted >= len(DOMAINS)] *= found[:, wanted >= len(DOMAINS)] >= SHAPED_MIN
+    return found.max(axis=1)
+
+
+def shaped_need(prompt_needs: np.ndarray, memory_domains: np.ndarray) -> np.ndarray:
+    """`need` through the kinds of facts that shape answers alone (recall.shaping), (n,)."""
+    at = len(DOMAINS)
+    if not memory_domains.size:
+        return np.zeros(memory_domains.shape[0], dtype=np.float32)
+    found = (memory_domains[:, at:] * prompt_needs[at:]).max(axis=1)
+    return np.where(found >= SHAPED_MIN, found, 0.0)
 
 
 # A request for personal help, as opposed to a question anyone could ask.

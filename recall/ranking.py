@@ -16,7 +16,7 @@ from integrations.embeddings import (
     LOCAL_QUANTIZED_MODEL_ID,
     OPENAI_MODEL_ID,
 )
-from recall.domains import need
+from recall.domains import need, shaped_need
 from recall.index import UserIndex
 
 MODES = ("vector", "lexical", "hybrid", "llm", "hybrid+llm")
@@ -56,6 +56,11 @@ class RankingParams:
     # (-inf) for the hashing embedder, whose cosines measure shared words, not meaning: a
     # memory sharing none sits at noise around 0 whatever it is about.
     need_z: float = 0.0
+    # A kind of fact that shapes answers (recall.shaping) matched this well on both sides, the
+    # prompt's request and the memory's fact, is evidence of its own: the memory clears the
+    # floor from this far below the user's mean cosine to the prompt.
+    shaped_floor: float = 0.8
+    shaped_z: float = -1.0
     # A general question about an event naming none (recall.domains.episodic) is about the
     # user only if a memory is this close (cosine).
     episodic_cosine: float = 0.5
@@ -171,13 +176,16 @@ def rank(
     else:
         cosine = index.vectors @ vector
     needed = None
+    shaped = None
     base = None
     if mode == "hybrid" and query.personal and query.domains is not None:
         needed = need(query.domains, index.domains)
+        shaped = shaped_need(query.domains, index.domains)
         if query.about_self:
             # A prompt about the user themself needs their own facts of its domains, not
             # their people's ("tips for my first marathon": not the mother's allergy).
             needed = np.where(index.others, 0.0, needed)
+            shaped = np.where(index.others, 0.0, shaped)
 
     if mode == "lexical":
         scores = lexical
@@ -212,6 +220,8 @@ def rank(
                 & (cosine >= params.need_cosine)
                 & (z >= params.need_z)
             )
+            if shaped is not None:
+                strong |= (shaped >= params.shaped_floor) & (z >= params.shaped_z)
         if allowed is not None:
             strong &= allowed
         if not strong.any():

@@ -16,6 +16,7 @@ from integrations.embeddings import EmbeddingError, embed_query
 from recall.domains import (
     about_self,
     asked_as_question,
+    asks_by_meaning,
     episodic,
     full_name_firsts,
     given_names,
@@ -69,6 +70,9 @@ def memory_ranked(
             logger.warning("recall: query embedding failed, ranking lexically", exc_info=True)
     personal, general = reading(prompt)
     meaning = prompt_meaning(query_vector, index.model_id)
+    # A request the words leave undecided ("a nice pudding for Sunday lunch") is one for help
+    # when it means what a request the user's facts shape means.
+    personal = personal or (not general and asks_by_meaning(meaning))
     wanted = needs_by(prompt, meaning) if personal else None
     # A question naming whom the memories are about ("When did Caroline move?") or one of the
     # user's people, capitalised or not ("what's a good time to phone claire"), or naming

@@ -19,6 +19,8 @@ from typing import IO, TypeVar
 from bench.loadtest.server import free_port, gunicorn_process
 
 __all__ = [
+    "READY_SECONDS",
+    "REQUEST_SECONDS",
     "ROOT",
     "clean_env",
     "eventually",
@@ -30,6 +32,12 @@ __all__ = [
 ]
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# How long a live test waits for a server to come up, and for one request: generous, because
+# the suite must pass on a loaded 2-core machine, where a first request that loads the
+# embedding model can take a minute. A test about speed measures it; it never times out on it.
+READY_SECONDS = 300
+REQUEST_SECONDS = 120
 
 T = TypeVar("T")
 
@@ -73,7 +81,7 @@ def manage(*args: str, env: dict[str, str], timeout: float = 120) -> subprocess.
     return finished
 
 
-def http_get(url: str, timeout: float = 5) -> tuple[int, str]:
+def http_get(url: str, timeout: float = REQUEST_SECONDS) -> tuple[int, str]:
     """GET a URL and return (status, body), including error statuses."""
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:

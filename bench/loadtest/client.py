@@ -98,14 +98,21 @@ def http_load(
 
 
 def relevant_request(
-    *, user_ids: list[str], prompts: Iterator[str], limit: int = 10
+    *, user_ids: list[str], prompts: Iterator[str], limit: int = 10, as_of: str | None = None
 ) -> Callable[[], Request]:
-    """A request factory for GET /memories/relevant over the given users, round robin."""
+    """A request factory for GET /memories/relevant over the given users, round robin (with
+    `as_of`: the read of what held on that day)."""
     users = itertools.cycle(user_ids)
 
     def make() -> Request:
-        query = urlencode({"user_id": next(users), "prompt": next(prompts), "limit": limit})
-        return "GET", f"/memories/relevant?{query}", None
+        params: dict[str, str | int] = {
+            "user_id": next(users),
+            "prompt": next(prompts),
+            "limit": limit,
+        }
+        if as_of:
+            params["as_of"] = as_of
+        return "GET", f"/memories/relevant?{urlencode(params)}", None
 
     return make
 

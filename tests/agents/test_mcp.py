@@ -28,7 +28,7 @@ from mcp.shared.exceptions import MCPError
 
 from agents.tools import TOOLS
 from memory_platform.embedded import stop_embedded_postgres
-from tests.processes import ROOT, clean_env, free_port, gunicorn, manage
+from tests.processes import REQUEST_SECONDS, ROOT, clean_env, free_port, gunicorn, manage
 
 TENANT = "mcp-agent"
 OTHER_TENANT = "mcp-other"
@@ -103,7 +103,9 @@ async def http(url: str, key: str | None, statuses: list[int] | None = None) -> 
             statuses.append(response.status_code)
 
     async with (
-        httpx2.AsyncClient(headers=headers, event_hooks={"response": [record]}) as client,
+        httpx2.AsyncClient(
+            headers=headers, event_hooks={"response": [record]}, timeout=REQUEST_SECONDS
+        ) as client,
         streamable_http_client(url, http_client=client) as streams,
     ):
         yield streams

@@ -8,9 +8,11 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from bench.conflicts import CHAT, SPLITS, LabelledLLM, cases_limit, cases_load
+from bench.conflicts import CHAT, KINDS, SPLITS, LabelledLLM, cases_limit, cases_load
 from bench.management.commands.bench_conflicts import Command as BenchConflicts
+from core.lexicon import LEXICONS, broader
 from memories.attributes import registry
+from memories.models import Memory
 from tenants.models import Tenant
 from testing.llm_stub import content, error
 
@@ -109,7 +111,7 @@ def test_the_bundled_sets_are_split_and_large_enough():
         assert any(case.explicit_update for case in cases)
 
 
-@pytest.mark.parametrize("split", ["heldout2", "heldout3"])
+@pytest.mark.parametrize("split", ["heldout2", "heldout3", "heldout4"])
 def test_each_topic_held_out_set_is_large_enough_and_on_topics_no_other_set_or_attribute_has(
     split,
 ):
@@ -132,6 +134,28 @@ def test_each_topic_held_out_set_is_large_enough_and_on_topics_no_other_set_or_a
     assert not {case.topic for case in held_out} & {case.topic for case in others}
     assert not {case.topic for case in held_out} & set(registry())
     assert not {case.id for case in held_out} & {case.id for case in others}
+
+
+@pytest.mark.parametrize("split", ["heldout2", "heldout3", "heldout4"])
+def test_each_topic_held_out_set_has_valid_rows_on_topics_no_lexicon_names(split):
+    """Every row is a pair the bench can run (a known kind and category, two different things
+    said, captions about the user or their people), and no topic is the name of a lexicon file
+    or a word of the kinds lexicon, so no rule was written for it."""
+    held_out = cases_load(SPLITS[split])
+    lexicon_names = {path.stem for path in LEXICONS.glob("*.txt")}
+    kinds = broader("kinds")
+    kind_words = set(kinds) | set(kinds.values())
+
+    for case in held_out:
+        assert case.kind in KINDS, case.id
+        assert not case.explicit_update or case.kind == "contradiction", case.id
+        for side in (case.first, case.second):
+            assert side.category in Memory.Category.values, case.id
+            assert side.user.strip() and side.full_text.strip(), case.id
+            assert side.caption.startswith("User"), case.id
+        assert case.first.user != case.second.user, case.id
+        assert case.topic not in lexicon_names, case.id
+        assert case.topic.replace("_", " ") not in kind_words, case.id
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from bench.prompts import (
     PROMPTS_DEV,
     PROMPTS_HELDOUT,
     PROMPTS_HELDOUT2,
+    PROMPTS_HELDOUT3,
     SELF,
     prompts_load,
     prompts_users_create,
@@ -25,7 +26,12 @@ from bench.recall import DATA, offtopic_load
 from memories.models import Memory, ReviewItem
 from tests.bench.test_bench_recall import LOCOMO
 
-SPLITS = {"dev": PROMPTS_DEV, "heldout": PROMPTS_HELDOUT, "heldout2": PROMPTS_HELDOUT2}
+SPLITS = {
+    "dev": PROMPTS_DEV,
+    "heldout": PROMPTS_HELDOUT,
+    "heldout2": PROMPTS_HELDOUT2,
+    "heldout3": PROMPTS_HELDOUT3,
+}
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +97,7 @@ def test_implicit_prompts_share_no_word_with_the_memory_they_need(sets, split):
                 assert not shared, (user["key"], key, shared)
 
 
-@pytest.mark.parametrize("split", ["heldout", "heldout2"])
+@pytest.mark.parametrize("split", ["heldout", "heldout2", "heldout3"])
 def test_held_out_users_domains_and_topics_are_in_no_other_split(sets, split):
     dev, heldout = sets["dev"], sets[split]
     others = [data for name, data in sets.items() if name != split]
@@ -104,10 +110,12 @@ def test_held_out_users_domains_and_topics_are_in_no_other_split(sets, split):
     for what in ("key", "domain", "topic"):
         for other in others:
             assert labels(heldout, what).isdisjoint(labels(other, what)), what
-    # Nor a held-out prompt in dev or in the older sets tuned on.
+    # Nor a held-out prompt in dev or in the older sets tuned on; from heldout2 on, nor in the
+    # older held-out sets (prompts_heldout shares one general question with needs_heldout).
+    held_out_before = () if split == "heldout" else ("needs_heldout", "needs_chat_heldout")
     older = [
         offtopic_load(path=DATA / f"{name}.json")
-        for name in ("offtopic", "needs_dev", "needs_dev2", "needs_chat_dev")
+        for name in ("offtopic", "needs_dev", "needs_dev2", "needs_chat_dev", *held_out_before)
     ]
     tuned = {p["prompt"].lower() for p in prompts_of(dev)} | {
         prompt.lower()

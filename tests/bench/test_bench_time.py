@@ -81,3 +81,30 @@ def test_the_dev_set_is_well_formed_and_on_the_dev_topics():
         assert len(user["conversations"]) >= 2
         assert all(c["timestamp"].endswith("Z") for c in user["conversations"])
         assert {check["kind"] for check in user["checks"]} <= set(KINDS)
+
+
+@pytest.mark.parametrize("split", ["heldout", "heldout2"])
+def test_each_held_out_set_is_well_formed_and_on_topics_no_other_split_has(split):
+    """Held out by topic (issue 33): no topic of a held-out split is a topic of dev or of
+    another held-out split, so a figure on it says how time carries to unseen facts."""
+    users = users_load(SPLITS[split])
+    others = {
+        u["topic"] for name, path in SPLITS.items() if name != split for u in users_load(path)
+    }
+    kinds = [check["kind"] for user in users for check in user["checks"]]
+
+    assert len(users) >= 16
+    assert len({u["id"] for u in users}) == len(users)
+    assert not {u["topic"] for u in users} & others
+    assert all(kinds.count(kind) >= 10 for kind in KINDS)
+    for user in users:
+        stamps = [c["timestamp"] for c in user["conversations"]]
+        assert len(stamps) >= 2 and stamps == sorted(stamps)
+        assert all(stamp.endswith("Z") for stamp in stamps)
+        for check in user["checks"]:
+            assert check["kind"] in KINDS
+            assert check["expect"], check
+            if check["kind"] in ("present", "past"):
+                assert check["prompt"].strip()
+            if check["kind"] == "resolve":
+                assert ("valid_from" in check) != ("valid_to" in check)

@@ -21,7 +21,7 @@ from memory_platform_client import (
 )
 
 from memory_platform.embedded import stop_embedded_postgres
-from tests.processes import clean_env, free_port, gunicorn, manage
+from tests.processes import REQUEST_SECONDS, clean_env, free_port, gunicorn, manage
 
 CONVERSATION = [
     {"role": "user", "content": "I live in Lisbon and my cat is called Miso."},
@@ -59,7 +59,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str
 @pytest.fixture
 def client(service):
     base, key = service
-    with MemoryClient(base, key) as client:
+    with MemoryClient(base, key, timeout=REQUEST_SECONDS) as client:
         yield client
 
 
@@ -190,7 +190,7 @@ def test_the_async_client_drives_the_same_service(service):
     user_id = uuid.uuid4()
 
     async def scenario():
-        async with AsyncMemoryClient(base, key) as client:
+        async with AsyncMemoryClient(base, key, timeout=REQUEST_SECONDS) as client:
             saved = await client.extract(user_id, CONVERSATION)
             queued = await client.extract(user_id, [*CONVERSATION[:1]], wait=False)
             job = await client.wait_for_job(queued.job_id)

@@ -25,7 +25,7 @@ from memory_platform.embedded import stop_embedded_postgres
 from memory_platform.management.commands.run_local import metrics_files_clear
 from testing.llm_stub import content
 from tests.factories import api_key_for, conflict_make
-from tests.processes import ROOT, clean_env, free_port, gunicorn, manage
+from tests.processes import REQUEST_SECONDS, ROOT, clean_env, free_port, gunicorn, manage
 
 TOKEN = "scrape-token-of-the-tests"
 
@@ -323,7 +323,7 @@ def _get(url: str, token: str) -> str:
     request = urllib.request.Request(
         url, headers={"Authorization": f"Bearer {token}", "Connection": "close"}
     )
-    with urllib.request.urlopen(request, timeout=10) as response:
+    with urllib.request.urlopen(request, timeout=REQUEST_SECONDS) as response:
         assert response.status == 200
         return response.read().decode()
 

@@ -91,14 +91,14 @@ def test_a_month_said_of_something_done_is_the_last_one_before_the_message():
     assert timed.valid_from == datetime.date(2026, 3, 1)
 
 
-def test_a_month_said_with_a_present_verb_is_the_next_one():
+def test_a_month_said_with_a_present_verb_is_the_next_one_and_a_start_holds_from_it():
     timed = _timed(
         "my son starts secondary school in september",
         "User's son starts secondary school in September",
     )
 
     assert timed.caption == "User's son starts secondary school"
-    assert (timed.valid_from, timed.valid_to) == (None, datetime.date(2027, 9, 30))
+    assert (timed.valid_from, timed.valid_to) == (datetime.date(2027, 9, 1), None)
 
 
 def test_a_past_state_in_a_year_held_that_year_only_but_an_event_goes_on():

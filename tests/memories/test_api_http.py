@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memory_platform.embedded import stop_embedded_postgres
-from tests.processes import clean_env, free_port, gunicorn, manage
+from tests.processes import REQUEST_SECONDS, clean_env, free_port, gunicorn, manage
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ def call(base: str, key: str, method: str, path: str, body: dict | None = None):
         headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
     )
     try:
-        with urllib.request.urlopen(request, timeout=30) as response:
+        with urllib.request.urlopen(request, timeout=REQUEST_SECONDS) as response:
             raw = response.read()
             return response.status, dict(response.headers), json.loads(raw) if raw else None
     except urllib.error.HTTPError as exc:

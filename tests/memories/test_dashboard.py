@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from memories.charts import Series, _nice_ceiling, daily_bars
 from memories.dashboard import dashboard_get
+from memories.hygiene import DUPLICATE, GARBLED, KINDS, memories_without_evidence
 from memories.models import Memory, ReviewItem
 from tenants.services import tenant_usage_add
 from tests.factories import (
@@ -23,6 +24,7 @@ from tests.factories import (
     TenantFactory,
     conflict_make,
     dashboard_populate,
+    memory_make,
 )
 
 INDEX = reverse("admin:index")
@@ -107,8 +109,11 @@ def test_the_dashboard_costs_the_same_queries_whatever_the_data(admin_client):
     with CaptureQueriesContext(connection) as large:
         assert admin_client.get(INDEX).status_code == 200
 
-    assert len(large) == len(small) == 9
-    # Session, user, the dashboard's five, the review queue box, the recent actions.
+    # Session, user, the dashboard's five, the store audit's four (tenants, active memories,
+    # nearest older memory, oldest pending review; a fifth, the memories without evidence,
+    # once memories keep it), the review queue box, the recent actions.
+    evidence = memories_without_evidence(Memory.objects.none()) is not None
+    assert len(large) == len(small) == 13 + evidence
     dashboard = [q for q in large.captured_queries if "memories_tenantusage" in q["sql"]]
     assert len(dashboard) == 1
 
@@ -160,3 +165,38 @@ def test_chart_axis_labels_stay_short_and_exact():
     assert [_short(v) for v in (0, 0.5, 2.5, 12, 12_500, 3_000_000)] == [
         "0", "0.5", "2.5", "12", "12.5k", "3M"
     ]  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_the_hygiene_panel_shows_each_tenant_s_audit(admin_client):
+    acme = EndUserFactory(tenant=TenantFactory(name="acme"))
+    memory_make(acme, "User is vegan")
+    memory_make(acme, "User smokes tho")
+    memory_make(EndUserFactory(tenant=TenantFactory(name="beta")), "User is a nurse")
+
+    html = admin_client.get(INDEX).content.decode()
+
+    panel = html[html.index('id="hygiene"') :]
+    row = re.search(r'<th scope="row">acme</th>(.*?)</tr>', panel, re.S).group(1)
+    cells = re.findall(r'<td class="number">([^<]*)</td>', row)
+    assert cells[0] == "2"  # active
+    assert cells[list(KINDS).index(GARBLED) + 1] == "1 (50.0%)"
+    assert cells[list(KINDS).index(DUPLICATE) + 1] == "0 (0.0%)"
+    assert '<th scope="row">beta</th>' in panel
+    assert "?signal__exact=audit" in panel
+
+
+@pytest.mark.django_db
+def test_a_scoped_operator_s_hygiene_panel_lists_their_tenants_only(client):
+    acme, beta = TenantFactory(name="acme"), TenantFactory(name="beta")
+    memory_make(EndUserFactory(tenant=beta), "User smokes tho")
+    sam = get_user_model().objects.create_user("sam", password="x", is_staff=True)
+    sam.user_permissions.add(Permission.objects.get(codename="view_tenantusage"))
+    acme.operators.add(sam)
+    client.force_login(sam)
+
+    html = client.get(INDEX).content.decode()
+
+    panel = html[html.index('id="hygiene"') :]
+    assert '<th scope="row">acme</th>' in panel
+    assert "beta" not in panel

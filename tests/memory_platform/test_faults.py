@@ -27,7 +27,16 @@ from memory_platform.embedded import (
     stop_embedded_valkey,
 )
 from testing.llm_stub import LLMStub, extracting_chat_reply
-from tests.processes import clean_env, eventually, free_port, gunicorn, manage, run_local
+from tests.processes import (
+    READY_SECONDS,
+    REQUEST_SECONDS,
+    clean_env,
+    eventually,
+    free_port,
+    gunicorn,
+    manage,
+    run_local,
+)
 
 
 @pytest.fixture
@@ -44,7 +53,7 @@ def install(tmp_path: Path):
 def _get(url: str, key: str) -> tuple[int, dict]:
     request = urllib.request.Request(url, headers={"Authorization": f"Bearer {key}"})
     try:
-        with urllib.request.urlopen(request, timeout=15) as response:
+        with urllib.request.urlopen(request, timeout=REQUEST_SECONDS) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read())
@@ -143,7 +152,7 @@ def test_redis_dying_under_traffic_leaves_every_endpoint_answering(tmp_path: Pat
                 f"{base}/memories/extract", data=body, method="POST",
                 headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
             )  # fmt: skip
-            with urllib.request.urlopen(post, timeout=30) as response:
+            with urllib.request.urlopen(post, timeout=REQUEST_SECONDS) as response:
                 assert response.status == 201
             warm = _get(f"{base}/memories/relevant?user_id={user_id}&prompt=where+do+I+live", key)
             redis.stop()
@@ -220,9 +229,6 @@ def test_a_model_slower_than_the_old_worker_timeout_still_answers_with_the_memor
 
 # --- `make run` under traffic: the worker killed, Valkey stopped, PostgreSQL restarted ---------
 
-# Bounds on a loaded two-core machine: a hang, not how fast a step must be.
-READY_SECONDS = 300
-REQUEST_SECONDS = 120
 CITIES = ("Lisbon", "Porto", "Leeds", "Turin", "Ghent", "Lyon", "Bergen", "Graz", "Cork")
 PETS = ("Miso", "Rex", "Tofu", "Pip", "Nala", "Olive", "Bruno")
 

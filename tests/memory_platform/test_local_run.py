@@ -27,6 +27,8 @@ from django_ratelimit.core import _get_window
 
 from memory_platform.embedded import stop_embedded_postgres, stop_embedded_valkey
 from tests.processes import (
+    READY_SECONDS,
+    REQUEST_SECONDS,
     ROOT,
     clean_env,
     eventually,
@@ -41,8 +43,6 @@ from tests.processes import (
 # import in each gunicorn worker (a server listens before its workers can answer), a first
 # request loading the embedding model. The tests wait for readiness, polled, up to READY_SECONDS;
 # one request may take up to REQUEST_SECONDS. These bound a hang, not how fast a step must be.
-READY_SECONDS = 300
-REQUEST_SECONDS = 120
 
 T = TypeVar("T")
 

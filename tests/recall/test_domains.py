@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from recall.domains import NAMES, is_general, is_personal, membership, need, needs
+from recall.domains import COLUMN_NAMES, is_general, is_personal, membership, need, needs
 
 
 @pytest.mark.parametrize(
@@ -77,7 +77,7 @@ def test_a_prompt_reaches_the_memory_its_domain_needs_without_a_shared_word(loca
 
     for prompt, expected in ((dinner, 0), (workout, 2)):
         wanted = needs(prompt, vectors(prompt)[0], model)
-        found = dict(zip(NAMES, wanted, strict=True))
+        found = dict(zip(COLUMN_NAMES, wanted, strict=True))
         assert int(np.argmax(need(wanted, domains))) == expected, (prompt, found)
 
 

@@ -26,7 +26,8 @@ class Command(BaseCommand):
     help = (
         "Seed end users with memories (10,000 x 100 = 1,000,000 rows by default) under a bench "
         "tenant, serve the API with gunicorn, and measure GET /memories/relevant (p50/p95/p99, "
-        "requests/s at 1, 8 and 32 clients; at 1,000 rows and at the full size) and POST "
+        "requests/s at 1, 8 and 32 clients; at 1,000 rows and at the full size; with --as-of "
+        "each warm phase again with that as_of) and POST "
         "/memories/extract (offline extractor and stub LLM). The tenant is deleted afterwards."
     )
 
@@ -48,6 +49,10 @@ class Command(BaseCommand):
         parser.add_argument("--skip-extract", action="store_true")
         parser.add_argument("--keep", action="store_true", help="keep the seeded data")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.add_argument(
+            "--as-of",
+            help="also time each warm phase with this as_of (YYYY-MM-DD): the timeline read",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         self.options = options
@@ -129,6 +134,15 @@ class Command(BaseCommand):
                 address=address, api_key=api_key, make_request=warm, clients=2,
                 total=max(40, 8 * len(hot)),
             )  # fmt: skip
+            if self.options["as_of"]:
+                # And their timeline indexes, which an as_of read ranks.
+                warm = relevant_request(
+                    user_ids=hot, prompts=self.prompts, as_of=self.options["as_of"]
+                )
+                http_load(
+                    address=address, api_key=api_key, make_request=warm, clients=2,
+                    total=max(40, 8 * len(hot)),
+                )  # fmt: skip
             for n in clients:
                 total = self.options["requests"] * (1 if n == 1 else 2)
                 make = relevant_request(user_ids=hot, prompts=self.prompts)
@@ -137,6 +151,16 @@ class Command(BaseCommand):
                 )
                 results[f"{n}_clients"] = result.summary()
                 self._log(f"  relevant, {n} clients: {results[f'{n}_clients']}")
+                if self.options["as_of"]:
+                    make = relevant_request(
+                        user_ids=hot, prompts=self.prompts, as_of=self.options["as_of"]
+                    )
+                    result = http_load(
+                        address=address, api_key=api_key, make_request=make, clients=n,
+                        total=total,
+                    )  # fmt: skip
+                    results[f"{n}_clients_as_of"] = result.summary()
+                    self._log(f"  relevant as_of, {n} clients: {results[f'{n}_clients_as_of']}")
             # Cold: every request for a user no worker has indexed yet (rebuilt from the rows).
             cold_users = cold[: self.options["requests"]]
             if cold_users:

@@ -92,7 +92,7 @@ class Command(BaseCommand):
             help="also run prompts sets (several users with their people; personal, people, "
             "implicit, general and nothing-fits prompts): hit@1, hit@3, empty answers and "
             "own-before-others by kind; default: bench/data/prompts_dev.json (name "
-            "prompts_heldout2.json, the held-out set, to report it)",
+            "prompts_heldout2.json or prompts_heldout3.json, the held-out sets, to report them)",
         )
         parser.add_argument(
             "--hints",

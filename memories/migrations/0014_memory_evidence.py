@@ -12,7 +12,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('memories', '0012_memory_time'),
+        ('memories', '0013_reviewitem_signal_audit'),
     ]
 
     operations = [

@@ -1,0 +1,60 @@
+"""The store's hygiene per tenant (`memories.hygiene.memory_audit`): near-duplicates, garbled
+captions, relative times that go stale, memories about the assistant or general knowledge,
+memories without evidence, and the age of the oldest pending review. Read-only."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import timezone
+from django.utils.timesince import timesince
+
+from memories.hygiene import KINDS, NO_EVIDENCE, audit_as_json, memory_audit
+from tenants.models import Tenant
+
+
+class Command(BaseCommand):
+    help = (
+        "Audit the store's hygiene per tenant: near-duplicate pairs, garbled captions, "
+        "relative times that go stale, memories about the assistant or general knowledge, "
+        "memories without evidence (counts and rates over the active memories), and the age "
+        "of the oldest pending review. Read-only; the scheduled job files the findings for "
+        "review."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--tenant", metavar="NAME", help="only this tenant")
+        parser.add_argument("--json", action="store_true", help="one JSON object per tenant")
+        parser.add_argument(
+            "--dry-run", action="store_true", help="accepted for symmetry: this command only reads"
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        tenant_ids = None
+        if options["tenant"]:
+            tenant_ids = list(
+                Tenant.objects.filter(name=options["tenant"]).values_list("id", flat=True)
+            )
+            if not tenant_ids:
+                raise CommandError(f"no tenant named {options['tenant']!r}")
+        audits = memory_audit(tenant_ids=tenant_ids)
+        now = timezone.now()
+        if options["json"]:
+            for audit in audits:
+                self.stdout.write(json.dumps(audit_as_json(audit, now)))
+            return
+        for audit in audits:
+            self.stdout.write(f"Tenant {audit.tenant}: {audit.active} active memories")
+            for kind, label in KINDS.items():
+                if kind == NO_EVIDENCE and not audit.evidence_known:
+                    self.stdout.write(f"  {label:<30} not kept yet")
+                    continue
+                count = audit.counts[kind]
+                self.stdout.write(f"  {label:<30} {count:>6}  {audit.rate(kind):6.1%}")
+            oldest = audit.oldest_pending
+            waiting = f"{timesince(oldest, now)} ago" if oldest else "none pending"
+            self.stdout.write(f"  {'oldest pending review':<30} {waiting}")
+        if not audits:
+            self.stdout.write("No tenant.")
