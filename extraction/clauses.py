@@ -32,9 +32,12 @@ def first_person_in(text: str) -> bool:
 # colon before a space ("Change of plans: we're expecting a baby"). An initial's full stop
 # ("the U.S.") ends nothing, nor a thousands comma ("£2,000"), a colon in a time ("10:30"), a
 # hyphen or an en dash between two letters or digits ("full-time", a "9 to 5" written with an
-# en dash): a spaced dash does.
+# en dash): a spaced dash does. Nor does a dot inside a token ("2.5", "example.co.uk") or an
+# email address: one cut at its dots would keep "bob" as the user's email and leave the rest
+# where redaction cannot see it.
 _CLAUSE = re.compile(
-    r"(?:\b[A-Z]\.|(?<=\d),(?=\d{3}\b)|:(?=\S)|[^.!?;,:\n\u2013\u2014-]|(?<=\w)[-\u2013](?=\w))+"
+    r"(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b[A-Z]\.|(?<=\d),(?=\d{3}\b)|(?<=\d)\.(?=\d)"
+    r"|(?<=[a-z0-9])\.(?=[a-z0-9]{2})|:(?=\S)|[^.!?;,:\n\u2013\u2014-]|(?<=\w)[-\u2013](?=\w))+"
     r"(?:[.!?;,:\n\u2013\u2014-]+|$)"
 )
 

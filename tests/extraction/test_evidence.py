@@ -107,6 +107,23 @@ def test_the_quote_is_stored_redacted(tenant, offline, said, kept, gone):
     assert quotes and all(kept in quote and gone not in quote for quote in quotes)
 
 
+def test_an_email_address_is_never_cut_at_its_dots_into_a_caption_or_a_quote(tenant, offline):
+    user_id = uuid.uuid4()
+
+    _extract(
+        tenant,
+        user_id,
+        {"role": "user", "content": "My email is bob.smith@example.com and I work as a nurse"},
+    )
+
+    stored = [
+        *_said(user_id),
+        *Memory.objects.filter(end_user__external_id=user_id).values_list("caption", flat=True),
+    ]
+    assert stored and not any("bob" in text or "example" in text for text in stored)
+    assert any("nurse" in text for text in stored)
+
+
 def test_a_restatement_adds_its_quote_to_the_memory_it_restates(tenant, offline):
     user_id = uuid.uuid4()
     _extract(
