@@ -17,6 +17,7 @@ from bench.loadtest.server import gunicorn_server
 from extraction.reader import offline_candidates
 from memories.models import EndUser, Memory
 from tenants.models import Tenant, TenantAPIKey
+from tenants.rls import bypassed
 from testing.llm_stub import LLMStub, extracting_chat_reply
 
 BENCH_TENANT = "bench-latency"
@@ -49,6 +50,7 @@ class Command(BaseCommand):
         parser.add_argument("--keep", action="store_true", help="keep the seeded data")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
+    @bypassed("manage.py bench_latency (bench data)")
     def handle(self, *args: Any, **options: Any) -> None:
         self.options = options
         clients = [int(c) for c in options["clients"].split(",") if c.strip()]
