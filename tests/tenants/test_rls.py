@@ -94,10 +94,9 @@ def test_a_celery_job_sees_only_its_tenant(two_tenants, monkeypatch):
     seen = []
     monkeypatch.setattr(
         "extraction.tasks._job_run",
-        lambda task, job_id, request_id: seen.append(
-            sorted(Memory.objects.values_list("caption", flat=True))
-        )
-        or "succeeded",
+        lambda task, job_id, request_id: (
+            seen.append(sorted(Memory.objects.values_list("caption", flat=True))) or "succeeded"
+        ),
     )
     with rls.no_tenant():
         extraction_job_run_task.apply(args=[str(job.pk)], kwargs={"tenant_id": a.pk})
@@ -177,9 +176,7 @@ def test_a_tenant_set_inside_a_rolled_back_savepoint_is_set_again(two_tenants):
 
 def test_the_application_runs_as_a_role_row_security_applies_to():
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user"
-        )
+        cursor.execute("SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user")
         assert cursor.fetchone() == (False, False)
 
 
@@ -196,7 +193,7 @@ def _tenant_data_tables() -> set[str]:
                 continue
             for field in model._meta.concrete_fields:
                 target = getattr(field, "related_model", None)
-                if target is Tenant and field.name == "tenant" or (
+                if (target is Tenant and field.name == "tenant") or (
                     target is not None and target._meta.db_table in walled
                 ):
                     walled.add(table)
