@@ -63,20 +63,24 @@ class DatabaseWrapper(base.DatabaseWrapper):
         if key in _role_needed:
             return _role_needed[key]
         assert self.connection is not None
-        bypasses, role_exists = self.connection.execute(
+        # The role is the cluster's: it may exist (made for another database, a test one)
+        # before this database's migration granted it these tables.
+        bypasses, role_ready = self.connection.execute(
             "SELECT r.rolsuper OR r.rolbypassrls, "
-            "EXISTS (SELECT 1 FROM pg_roles WHERE rolname = %s) "
+            "CASE WHEN EXISTS (SELECT 1 FROM pg_roles WHERE rolname = %s) THEN COALESCE("
+            "has_table_privilege(%s, to_regclass('django_migrations'), 'SELECT'), false) "
+            "ELSE false END "
             "FROM pg_roles r WHERE r.rolname = session_user",
-            [rls.APP_ROLE],
+            [rls.APP_ROLE, rls.APP_ROLE],
         ).fetchone() or (False, False)
-        if bypasses and not role_exists:
+        if bypasses and not role_ready:
             # Before the migration that creates it: nothing is walled yet. Asked again before
             # the next query that is not a migration's.
             if key not in _warned:
                 _warned.add(key)
                 logger.warning(
-                    "the database user ignores row-level security and the role %s is missing: "
-                    "run `manage.py migrate`",
+                    "the database user ignores row-level security and the role %s is missing "
+                    "or not granted this database: run `manage.py migrate`",
                     rls.APP_ROLE,
                 )
             return None
