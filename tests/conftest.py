@@ -50,6 +50,14 @@ def _tenant_walls_open_outside_requests():
 
 
 @pytest.fixture
+def as_the_tables_owner():
+    """A test that migrates (MigrationExecutor) does it as `manage.py migrate` does: as the
+    tables' owner, under the bypass."""
+    with rls.schema_owner("a test's migration"):
+        yield
+
+
+@pytest.fixture
 def tenant(db):
     return TenantFactory()
 
