@@ -125,25 +125,25 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def _commit(self) -> None:
         # A transaction that had failed commits as a rollback: forget either way.
         try:
-            super()._commit()
+            super()._commit()  # type: ignore[misc]  # private in the stubs
         finally:
             self._rls_forget_if_transactional()
 
     def _rollback(self) -> None:
         try:
-            super()._rollback()
+            super()._rollback()  # type: ignore[misc]
         finally:
             self._rls_forget_if_transactional()
 
     def _savepoint_rollback(self, sid: str) -> None:
         try:
-            super()._savepoint_rollback(sid)
+            super()._savepoint_rollback(sid)  # type: ignore[misc]
         finally:
             self._rls_forget_if_transactional()
 
     def _close(self) -> None:
         try:
-            super()._close()
+            super()._close()  # type: ignore[misc]
         finally:
             self._rls_applied = None
             self._rls_applied_in_transaction = False
