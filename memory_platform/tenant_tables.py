@@ -61,9 +61,12 @@ TENANT_TABLES: dict[str, Wall] = {
 }
 
 POLICY = "tenant_wall"
-_BYPASS = f"current_setting('{rls.BYPASS_SETTING}', true) = 'on'"
-_TENANTS = f"NULLIF(current_setting('{rls.TENANT_SETTING}', true), '')::bigint[]"
-_PREFIX = f"NULLIF(current_setting('{rls.KEY_PREFIX_SETTING}', true), '')"
+# Each setting read in a sub-select of its own: PostgreSQL evaluates it once per query (an
+# InitPlan), not once per row (parsing the array of tenants for every row it filters).
+_BYPASS = f"(SELECT current_setting('{rls.BYPASS_SETTING}', true) = 'on')"
+# (The cast outside keeps `= ANY (...)` reading an array, not the rows of a sub-select.)
+_TENANTS = f"(SELECT NULLIF(current_setting('{rls.TENANT_SETTING}', true), '')::bigint[])::bigint[]"
+_PREFIX = f"(SELECT NULLIF(current_setting('{rls.KEY_PREFIX_SETTING}', true), ''))"
 
 
 def policy_condition(table: str, wall: Wall) -> str:
