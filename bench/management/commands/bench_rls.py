@@ -72,7 +72,7 @@ class Command(BaseCommand):
         walls_on = DatabaseWrapper._rls_wanted
         walls_off = lambda self: ("none", "", "on", "")  # noqa: E731
         times: dict[str, list[float]] = {"on": [], "off": []}
-        with override_settings(MEMORY_RATE_LIMIT=10**9, RECALL_ACCESS_FLUSH_SECONDS=0):
+        with override_settings(MEMORY_RATE_LIMIT=10**9):
             for n in range(3):  # warm the index and the connection
                 client.get("/memories/relevant", {"user_id": "u0", "prompt": f"warm {n}"})
             try:
