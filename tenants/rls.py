@@ -107,10 +107,12 @@ def no_tenant() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def rls_bypass(reason: str, *, actor: str = "") -> Iterator[None]:
-    """Cross-tenant maintenance: every tenant's rows, logged (at warning level, with `reason`
-    and `actor`) on entry. The one way past the walls; a `tenant_scope` inside narrows again."""
-    logger.warning(
+def rls_bypass(reason: str, *, actor: str = "", level: int = logging.WARNING) -> Iterator[None]:
+    """Cross-tenant maintenance: every tenant's rows, logged (at warning level, or `level` for
+    a routine read such as a metrics scrape, with `reason` and `actor`) on entry. The one way
+    past the walls; a `tenant_scope` inside narrows again."""
+    logger.log(
+        level,
         "row-level security bypassed: %s",
         reason,
         extra={"rls_bypass": reason, "actor": actor},
