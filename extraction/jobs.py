@@ -51,6 +51,7 @@ from memories.services.memories import (
     end_user_lock,
 )
 from memories.signals import ErasureShare
+from tenants import rls
 from tenants.models import Tenant
 from tenants.services import tenant_usage_add
 
@@ -161,14 +162,18 @@ def extraction_job_run(*, job_id: uuid.UUID) -> tuple[ExtractionJob, bool]:
     ExtractionJobGone when the user was erased meanwhile. Counted in the metrics by outcome,
     its LLM calls labelled with the job's tenant.
     """
-    tenant = request_tenant_get()
-    if tenant is None:
-        # In a worker or a command no request names the tenant (inline, the request does).
+    tenant, tenant_ids = request_tenant_get(), rls.scope_tenant_ids()
+    if tenant is None or len(tenant_ids) != 1:
+        # In a worker or a command no request names the tenant (inline, the request does):
+        # the job's, as far as the caller's scope shows the job.
         jobs = ExtractionJob.objects.filter(pk=job_id)
-        tenant = jobs.values_list("end_user__tenant__name", flat=True).first()
+        found = jobs.values_list("end_user__tenant_id", "end_user__tenant__name").first()
+        if found is not None:
+            tenant_ids, tenant = (found[0],), found[1]
     started, outcome = time.perf_counter(), "failed"
     try:
-        with tenant_context(tenant):
+        # The run sees its tenant's rows only, even when the caller (a sweep) sees them all.
+        with tenant_context(tenant), rls.tenant_scope(tenant_ids):
             job, ran = _job_run(job_id)
         outcome = "succeeded" if ran else "replayed"
         return job, ran
@@ -368,13 +373,17 @@ def extraction_jobs_erase(
 def extraction_job_enqueue(*, job_id: uuid.UUID) -> None:
     """Hand the job to a Celery worker after commit; run it inline if the broker is down."""
     request_id = request_id_get()
+    # The task's walls: the tenant the request (or job) is for.
+    tenant_ids = rls.scope_tenant_ids()
 
     def send() -> None:
         try:
             # By name: the task module imports this one, never the other way round.
             # The request id travels as a message header: the task's arguments stay ids only.
             celery_app.tasks[JOB_RUN_TASK].apply_async(
-                args=[str(job_id)], headers={TASK_HEADER: request_id}
+                args=[str(job_id)],
+                kwargs={"tenant_id": tenant_ids[0]} if len(tenant_ids) == 1 else {},
+                headers={TASK_HEADER: request_id},
             )
         except ExtractionFailed:
             pass  # an inline (eager) run failed: the job records it for a replay

@@ -16,19 +16,26 @@ from extraction.jobs import (
     extraction_job_run,
     extraction_jobs_retry,
 )
+from tenants import rls
 
 logger = logging.getLogger(__name__)
 
 
 @shared_task(name=JOB_RUN_TASK, bind=True, max_retries=None, acks_late=True)
-def extraction_job_run_task(self, job_id: str) -> str:
+def extraction_job_run_task(self, job_id: str, tenant_id: int | None = None) -> str:
     """Run one extraction job; retry with backoff while the LLM is down, then leave it failed.
 
     It runs under the id of the request that enqueued it (the `TASK_HEADER` message header),
-    so its log lines carry that id; a retry passes it on.
+    so its log lines carry that id; a retry passes it on. It sees the rows of its job's
+    tenant only (`tenant_id`, from the request that enqueued it; a message queued before
+    tenants were walled has none, and the job is found through the logged bypass).
     """
     with request_context(_request_id_of(self.request)) as request_id:
-        return _job_run(self, job_id, request_id)
+        if tenant_id is None:
+            with rls.rls_bypass(f"find the tenant of extraction job {job_id}"):
+                return _job_run(self, job_id, request_id)
+        with rls.tenant_scope([tenant_id]):
+            return _job_run(self, job_id, request_id)
 
 
 def _request_id_of(request) -> str | None:
@@ -72,6 +79,7 @@ STALLED_PER_SWEEP = 100
 
 
 @shared_task(name="extraction.retry_stalled_jobs")
+@rls.bypassed("replay stalled extraction jobs (Celery beat)")
 def extraction_stalled_jobs_retry_task() -> dict:
     """Beat: replay jobs whose process died while they were queued or running."""
     return extraction_jobs_retry(failed=False, limit=STALLED_PER_SWEEP)

@@ -6,9 +6,11 @@ from celery import shared_task
 
 from memories.services.audit import audit_proposals_file
 from memories.services.maintenance import memory_prune_scheduled
+from tenants import rls
 
 
 @shared_task(name="memories.prune_memories")
+@rls.bypassed("scheduled pruning (Celery beat)")
 def prune_memories() -> dict[str, int]:
     """The scheduled pruning (Celery beat, see CELERY_BEAT_SCHEDULE): rules from settings."""
     result = memory_prune_scheduled()

@@ -179,6 +179,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Row-level security: the request sees no tenant until its key (or the admin's operator)
+    # names one; after AuthenticationMiddleware, whose user it reads.
+    "tenants.middleware.TenantWallMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes requires: answers a locked-out login with the lockout page.
@@ -252,6 +255,9 @@ else:
         }
     }
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# Django's PostgreSQL backend that runs each query under the tenant walls of its context (row
+# level security, tenants.rls): whatever the URL's scheme, the database is PostgreSQL.
+DATABASES["default"]["ENGINE"] = "tenants.backend"
 DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env_int(
     "DATABASE_CONNECT_TIMEOUT", 5, minimum=1
 )

@@ -20,14 +20,18 @@ from django.db import connection, connections
 from django.utils import timezone
 
 from memories.models import Memory
+from tenants import rls
 
 logger = logging.getLogger(__name__)
 
 _MAX_BUFFERED_IDS = 50_000
 
 _lock = threading.Lock()
-_counts: Counter[str] = Counter()
-_last_seen: dict[str, datetime] = {}
+# Keyed by (the tenants the recall was for, memory id): the flusher writes each tenant's under
+# its own walls (tenants.rls), as the request that read them.
+_Key = tuple[rls.Scope, str]
+_counts: Counter[_Key] = Counter()
+_last_seen: dict[_Key, datetime] = {}
 _wakeup = threading.Event()
 _thread: threading.Thread | None = None
 _thread_pid: int | None = None
@@ -42,10 +46,12 @@ def access_record(*, memory_ids: list[str]) -> None:
     if not memory_ids:
         return
     now = timezone.now()
+    scope = rls.scope_current()
+    keys = [(scope, memory_id) for memory_id in memory_ids]
     with _lock:
-        _counts.update(memory_ids)
-        for memory_id in memory_ids:
-            _last_seen[memory_id] = now
+        _counts.update(keys)
+        for key in keys:
+            _last_seen[key] = now
         overflowing = len(_counts) > _MAX_BUFFERED_IDS
     if _flush_interval() <= 0:
         access_flush()
@@ -56,13 +62,24 @@ def access_record(*, memory_ids: list[str]) -> None:
 
 
 def access_flush() -> int:
-    """Write the buffered statistics in one UPDATE; return how many memories it touched."""
+    """Write the buffered statistics, one UPDATE per scope the reads were made in (a tenant's
+    walls, tenants.rls); return how many memories they touched."""
     with _lock:
         if not _counts:
             return 0
-        batch = [(i, n, _last_seen[i]) for i, n in _counts.items()]
+        batches: dict[rls.Scope, list[tuple[str, int, datetime]]] = {}
+        for key, n in _counts.items():
+            batches.setdefault(key[0], []).append((key[1], n, _last_seen[key]))
         _counts.clear()
         _last_seen.clear()
+    touched = 0
+    for scope, batch in batches.items():
+        with rls.scope_restored(scope):
+            touched += _batch_write(batch)
+    return touched
+
+
+def _batch_write(batch: list[tuple[str, int, datetime]]) -> int:
     table = Memory._meta.db_table
     values = ", ".join(["(%s, %s::integer, %s::timestamptz)"] * len(batch))
     params = [item for row in batch for item in row]

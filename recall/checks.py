@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.core.checks import Warning, register
 from django.db import DatabaseError
 
 from memories.models import Memory
+from tenants import rls
 
 # Memory ids are random, so the first and last rows by primary key are a uniform sample that
 # the pk index returns in milliseconds, even at a million rows (no scan at every startup).
@@ -34,7 +36,9 @@ def check_embedding_model(app_configs: Any = None, **kwargs: Any) -> list:
 
     try:
         current = current_model_id()
-        counts = stored_embedding_models()
+        # Every tenant's vectors: a check runs for no tenant (row-level security).
+        with rls.rls_bypass("system check: stored embedding models", level=logging.INFO):
+            counts = stored_embedding_models()
     except DatabaseError:
         return []  # unreachable or not migrated yet: /health and migrate say so, not this check
     stale = {model or "(none)": n for model, n in counts.items() if model != current}

@@ -35,6 +35,7 @@ from rest_framework.request import Request
 
 from core.exceptions import ServiceUnavailable
 from core.requests import request_context_set_tenant
+from tenants import rls
 from tenants.models import Tenant, TenantAPIKey
 
 logger = logging.getLogger(__name__)
@@ -162,8 +163,12 @@ class TenantAPIKeyAuthentication(authentication.BaseAuthentication):
         if (remembered := _remembered(digest)) is not None:
             known_tenant, known_key = remembered
             request_context_set_tenant(known_tenant.name)  # for the request's access log line
+            rls.frame_tenant_set(known_tenant.pk)
             return TenantPrincipal(known_tenant, known_key), known_key
         prefix, _, _ = raw_key.partition(".")
+        # Row-level security shows the request no key but the one of this prefix until it
+        # knows the tenant.
+        rls.frame_key_prefix_set(prefix)
         try:
             # One query for the key and its tenant.
             key = (
@@ -174,11 +179,14 @@ class TenantAPIKeyAuthentication(authentication.BaseAuthentication):
             )
         except DatabaseError:
             raise ServiceUnavailable() from None
+        finally:
+            rls.frame_key_prefix_set("")
         if key is None or not key.is_valid(raw_key):
             raise exceptions.AuthenticationFailed("Unknown or revoked API key.")
         tenant = key.tenant
         if key.has_expired or not tenant.is_active:
             raise exceptions.AuthenticationFailed("Unknown or revoked API key.")
+        rls.frame_tenant_set(tenant.pk)
         _last_use_record(key)
         _remember(digest, key, tenant)
         request_context_set_tenant(tenant.name)

@@ -7,6 +7,7 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from core.requests import tenant_context
+from tenants import rls
 from tests.factories import EndUserFactory, TenantFactory, api_key_for
 
 
@@ -36,6 +37,23 @@ def _no_tenant_in_context():
     """Each test starts outside any tenant's request: a test that authenticates a key outside
     a request (the middleware would reset it) must not label the next test's work."""
     with tenant_context(None):
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _tenant_walls_open_outside_requests():
+    """Factories write rows outside any request: outside every scope a test sees every tenant
+    (the bypass, not logged here). A request still sees its own tenant only (its frame starts
+    with none), and a test of the walls enters `rls.no_tenant()` or `rls.tenant_scope`."""
+    with rls.default_scope(rls.Scope(bypass=True)):
+        yield
+
+
+@pytest.fixture
+def as_the_tables_owner():
+    """A test that migrates (MigrationExecutor) does it as `manage.py migrate` does: as the
+    tables' owner, under the bypass."""
+    with rls.schema_owner("a test's migration"):
         yield
 
 

@@ -20,6 +20,7 @@ from mcp.server.context import ServerRequestContext
 from agents.tools import TOOLS, tool_call
 from core.exceptions import ApplicationError, RateLimited, ServiceUnavailable
 from tenants.models import Tenant
+from tenants.rls import tenant_scope
 from tenants.throttling import end_user_rate_wait
 
 logger = logging.getLogger(__name__)
@@ -100,7 +101,9 @@ def tool_result(
         wait = end_user_rate_wait(tenant_id=tenant.pk, user_id=arguments.get("user_id"))
         if wait is not None:
             raise RateLimited(extra={"retry_after": wait})
-        result = tool_call(tenant=tenant, name=name, arguments=arguments, may_write=may_write)
+        # Behind the tenant's walls in whatever thread runs the call (stdio has no request).
+        with tenant_scope([tenant.pk]):
+            result = tool_call(tenant=tenant, name=name, arguments=arguments, may_write=may_write)
     except ApplicationError as exc:
         return _error_result(exc)
     except DatabaseError:

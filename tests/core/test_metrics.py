@@ -338,11 +338,13 @@ def test_one_scrape_sums_every_process_web_workers_and_others(tmp_path: Path):
     env = clean_env(MEMORY_DATA_DIR=str(data_dir), METRICS_TOKEN=TOKEN, MEMORY_EMBEDDER="hashing")
     manage("migrate", "--noinput", env=env)
     key = manage("create_api_key", "--tenant", "m", env=env).stdout.strip().splitlines()[-1]
-    # Another process (as a Celery worker would be) runs an extraction and exits.
+    # Another process (as a Celery worker would be) runs an extraction, behind its tenant's
+    # walls (a shell sees no tenant until it names one), and exits.
     extract = (
-        "import uuid; from memories.models import Tenant; "
-        "from extraction.jobs import extraction_perform; "
-        "extraction_perform(tenant=Tenant.objects.get(name='m'), external_id=uuid.uuid4(), "
+        "import uuid; from memories.models import Tenant; from tenants import rls; "
+        "from extraction.jobs import extraction_perform; tenant = Tenant.objects.get(name='m'); "
+        "scope = rls.tenant_scope([tenant.pk]); scope.__enter__(); "
+        "extraction_perform(tenant=tenant, external_id=uuid.uuid4(), "
         "messages=[{'role': 'user', 'content': 'I live in Porto and work as a nurse'}])"
     )
     manage("shell", "-c", extract, env=env)

@@ -127,6 +127,7 @@ def test_a_merge_never_starts_a_memory_after_it_was_first_said():
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("as_the_tables_owner")
 def test_memories_stored_before_the_time_fields_were_stated_when_they_were_created():
     before = [("memories", "0011_memory_sources")]
     executor = MigrationExecutor(connection)

@@ -92,6 +92,7 @@ def test_the_schema_states_the_rule(api):
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("as_the_tables_owner")
 def test_users_stored_when_the_id_was_a_uuid_are_the_same_users_after_the_migration():
     executor = MigrationExecutor(connection)
     executor.migrate([("memories", "0009_memory_facets")])

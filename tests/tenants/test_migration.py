@@ -10,6 +10,9 @@ from django.db.migrations.executor import MigrationExecutor
 
 BEFORE = [("memories", "0006_api_key_scope"), ("tenants", None)]
 
+# Migrations alter tables: as `manage.py migrate` does, as their owner.
+pytestmark = pytest.mark.usefixtures("as_the_tables_owner")
+
 
 def _migrate(targets):
     """Migrate the test database to `targets`; return the models as they are there."""

@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from bench.conflicts import PATHS, SPLITS, bench_run, cases_limit, cases_load
 from bench.llm import cost_line, llm_arguments_add, llm_server
 from tenants.models import ConflictPolicy
+from tenants.rls import bypassed
 
 
 class Command(BaseCommand):
@@ -45,6 +46,7 @@ class Command(BaseCommand):
         )
         llm_arguments_add(parser)
 
+    @bypassed("manage.py bench_conflicts (bench data)")
     def handle(self, *args: Any, **options: Any) -> None:
         # Per-request logs of the stub LLM and the pipeline would bury the figures.
         for name in ("httpx", "httpx2", "extraction", "openai"):

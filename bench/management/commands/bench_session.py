@@ -15,6 +15,7 @@ from bench.llm import llm_arguments_add, llm_server
 from bench.recall import bench_tenant_delete, bench_tenant_reset
 from bench.session import WINDOW, session_load, session_play
 from extraction.reader import offline_candidates
+from tenants.rls import bypassed
 from testing.llm_stub import LLMStub, extracting_chat_reply
 
 
@@ -31,6 +32,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
         llm_arguments_add(parser)
 
+    @bypassed("manage.py bench_session (bench data)")
     def handle(self, *args: Any, window: int, turns: int, **options: Any) -> None:
         for name in ("httpx", "httpx2", "extraction", "openai"):
             logging.getLogger(name).setLevel(logging.WARNING)

@@ -25,6 +25,7 @@ from bench.loadtest.steps import (
 )
 from memories.models import EndUser
 from tenants.models import Tenant, TenantAPIKey
+from tenants.rls import bypassed
 
 BENCH_TENANT = "bench-steps"
 
@@ -70,6 +71,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
+    @bypassed("manage.py bench_steps (bench data)")
     def handle(self, *args: Any, **options: Any) -> None:
         old = Tenant.objects.filter(name=BENCH_TENANT).first()
         if old is not None:

@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from bench.llm import llm_arguments_add, llm_server
 from bench.timeline import KINDS, PATHS, SPLITS, bench_run, users_load
+from tenants.rls import bypassed
 
 LABELS = {
     "as_of": "as_of exact",
@@ -39,6 +40,7 @@ class Command(BaseCommand):
         parser.add_argument("--misses", action="store_true", help="list the failed checks")
         llm_arguments_add(parser)
 
+    @bypassed("manage.py bench_time (bench data)")
     def handle(self, *args: Any, **options: Any) -> None:
         for name in ("httpx", "extraction", "openai", "recall"):
             logging.getLogger(name).setLevel(logging.WARNING)

@@ -24,6 +24,7 @@ from bench.extractor_eval import (
 )
 from bench.extractor_write import throwaway_tenant, writer_for
 from bench.llm import cost_line, llm_arguments_add, llm_server
+from tenants.rls import bypassed
 
 DEFAULT_EXTRACTOR = "extraction.reader.offline_candidates"
 
@@ -81,6 +82,7 @@ class Command(BaseCommand):
         )
         llm_arguments_add(parser)
 
+    @bypassed("manage.py eval_extractor (bench data)")
     def handle(self, *args: Any, path: Path, extractor: str | None, **options: Any) -> None:
         if not path.is_file():
             raise CommandError(f"No labelled set at {path}.")

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from extraction.hints import HINTS_BATCH, memory_hints_fill
 from memories.models import Memory
+from tenants.rls import bypassed
 
 
 class Command(BaseCommand):
@@ -21,6 +22,7 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, default=1000, help="at most this many memories")
         parser.add_argument("--batch", type=int, default=HINTS_BATCH, help="memories per call")
 
+    @bypassed("manage.py memory_hints")
     def handle(self, *args: Any, limit: int, batch: int, **options: Any) -> None:
         if not settings.OPENAI_API_KEY:
             raise CommandError("No LLM: set OPENAI_API_KEY (and OPENAI_BASE_URL) first.")

@@ -9,7 +9,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from extraction.selectors import tenant_stats_with_jobs_list
-from tenants.models import TenantUsage
+from tenants.models import Tenant, TenantUsage
+from tenants.rls import command_scope
 from tenants.selectors import USAGE_DAYS
 
 COLUMNS = [
@@ -59,15 +60,20 @@ class Command(BaseCommand):
         days = options["days"]
         if days < 1:
             raise CommandError("--days must be at least 1")
-        tenants = tenant_stats_with_jobs_list(usage_days=days)
+        named = None
         if options["tenant"]:
-            tenants = tenants.filter(name=options["tenant"])
+            named = Tenant.objects.filter(name=options["tenant"]).first()
+            if named is None:
+                raise CommandError(f"no tenant named {options['tenant']!r}")
         fields = [field for field, _ in COLUMNS + USAGE_COLUMNS]
-        rows = [
-            {"tenant": t.name, **{field: getattr(t, field) for field in fields}} for t in tenants
-        ]
-        if options["tenant"] and not rows:
-            raise CommandError(f"no tenant named {options['tenant']!r}")
+        with command_scope("memory_stats", named):
+            tenants = tenant_stats_with_jobs_list(usage_days=days)
+            if named is not None:
+                tenants = tenants.filter(pk=named.pk)
+            rows = [
+                {"tenant": t.name, **{field: getattr(t, field) for field in fields}}
+                for t in tenants
+            ]
         totals = {field: sum(row[field] for row in rows) for field in fields}
 
         if options["json"]:

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from extraction.jobs import extraction_jobs_retry
+from tenants.rls import bypassed
 
 
 class Command(BaseCommand):
@@ -28,6 +29,7 @@ class Command(BaseCommand):
             "is fixed).",
         )
 
+    @bypassed("manage.py retry_failed_jobs")
     def handle(
         self, *args: Any, dry_run: bool, limit: int | None, given_up: bool, **options: Any
     ) -> None:

@@ -13,6 +13,7 @@ from core.user_ids import user_id_normal
 from memories.models import EndUser
 from memories.services.maintenance import PRUNABLE_STATUSES, memory_prune
 from tenants.models import Tenant
+from tenants.rls import command_scope
 
 _DURATION = re.compile(r"^(?P<n>\d+)\s*(?P<unit>[dhw]?)$")
 _UNITS = {"": "days", "d": "days", "h": "hours", "w": "weeks"}
@@ -79,35 +80,36 @@ class Command(BaseCommand):
             raise CommandError("give --older-than, --unused-for and/or --to-cap")
         if options["to_cap"] is not None and options["to_cap"] < 0:
             raise CommandError("--to-cap must not be negative")
-        tenant_id = None
+        tenant_id, tenant = None, None
         if options["tenant"]:
             tenant = Tenant.objects.filter(name=options["tenant"]).first()
             if tenant is None:
                 raise CommandError(f"no tenant named {options['tenant']!r}")
             tenant_id = tenant.pk
-        end_user_ids = None
-        if options["user"]:
-            users = EndUser.objects.filter(external_id__in=options["user"])
-            if tenant_id is not None:
-                users = users.filter(tenant_id=tenant_id)
-            end_user_ids = list(users.values_list("pk", flat=True))
-            if not end_user_ids:
-                raise CommandError("none of the given users exists")
+        with command_scope("prune_memories", tenant):
+            end_user_ids = None
+            if options["user"]:
+                users = EndUser.objects.filter(external_id__in=options["user"])
+                if tenant_id is not None:
+                    users = users.filter(tenant_id=tenant_id)
+                end_user_ids = list(users.values_list("pk", flat=True))
+                if not end_user_ids:
+                    raise CommandError("none of the given users exists")
 
-        result = memory_prune(
-            older_than=options["older_than"],
-            unused_for=options["unused_for"],
-            statuses=options["status"] or PRUNABLE_STATUSES,
-            cap=options["to_cap"],
-            end_user_ids=end_user_ids,
-            tenant_id=tenant_id,
-            dry_run=options["dry_run"],
-            batch_size=options["batch_size"],
-        )
-        verb = "Would prune" if result.dry_run else "Pruned"
-        noun = "memory" if result.total == 1 else "memories"
-        self.stdout.write(
-            f"{verb} {result.total} {noun} of {result.users} user(s): "
-            f"{result.by_criteria} by age/access, {result.over_cap} over the cap"
-            + (" (dry run: nothing deleted)." if result.dry_run else ".")
-        )
+            result = memory_prune(
+                older_than=options["older_than"],
+                unused_for=options["unused_for"],
+                statuses=options["status"] or PRUNABLE_STATUSES,
+                cap=options["to_cap"],
+                end_user_ids=end_user_ids,
+                tenant_id=tenant_id,
+                dry_run=options["dry_run"],
+                batch_size=options["batch_size"],
+            )
+            verb = "Would prune" if result.dry_run else "Pruned"
+            noun = "memory" if result.total == 1 else "memories"
+            self.stdout.write(
+                f"{verb} {result.total} {noun} of {result.users} user(s): "
+                f"{result.by_criteria} by age/access, {result.over_cap} over the cap"
+                + (" (dry run: nothing deleted)." if result.dry_run else ".")
+            )

@@ -10,6 +10,7 @@ from core.user_ids import user_id_normal
 from integrations.embeddings import EmbeddingError
 from memories.models import EndUser
 from memories.services.maintenance import memory_reembed
+from tenants.rls import bypassed
 
 
 class ProgressBar:
@@ -55,6 +56,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--dry-run", action="store_true", help="count, embed nothing")
 
+    @bypassed("manage.py reembed")
     def handle(self, *args: Any, **options: Any) -> None:
         if options["batch_size"] < 1:
             raise CommandError("--batch-size must be at least 1")

@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
 
 from tenants.models import TenantAPIKey
+from tenants.rls import bypassed
 from tenants.services import tenant_api_key_create
 
 LOCAL_TENANT = "local"
@@ -25,6 +26,7 @@ class Command(BaseCommand):
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", default="8000")
 
+    @bypassed("manage.py bootstrap_local")
     def handle(self, *args: Any, host: str, port: str, **options: Any) -> None:
         path: Path = settings.DATA_DIR / "local-credentials.json"
         saved: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}

@@ -7,6 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from tenants.models import TenantAPIKey
+from tenants.rls import bypassed
 from tenants.services import tenant_api_key_create
 
 
@@ -23,6 +24,7 @@ class Command(BaseCommand):
             "writes (extract, forget, erase, remember) are answered 403.",
         )
 
+    @bypassed("manage.py create_api_key")
     def handle(self, *args: Any, tenant: str, name: str, read_only: bool, **options: Any) -> None:
         if not tenant.strip():
             raise CommandError("--tenant must not be empty.")
