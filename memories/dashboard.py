@@ -16,7 +16,7 @@ from django.db.models import Count, Min, Q, QuerySet
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from memories.hygiene import KINDS, NO_EVIDENCE, TenantAudit
+from memories.hygiene import KINDS, TenantAudit
 from memories.models import Memory, ReviewItem
 from tenants.models import TenantUsage
 from tenants.selectors import USAGE_DAYS, usage_window_start
@@ -133,11 +133,10 @@ def _add_daily(
 
 @dataclass(frozen=True)
 class HygieneCell:
-    """One figure of the hygiene panel: a count and its share of the active memories (None
-    while the store keeps no such record, as evidence before it is kept)."""
+    """One figure of the hygiene panel: a count and its share of the active memories."""
 
-    count: int | None
-    percent: float | None
+    count: int
+    percent: float
 
 
 @dataclass(frozen=True)
@@ -155,12 +154,7 @@ def hygiene_rows(audits: list[TenantAudit]) -> list[HygieneRow]:
     kind of `memories.hygiene.KINDS`."""
     rows = []
     for audit in audits:
-        cells = [
-            HygieneCell(None, None)
-            if kind == NO_EVIDENCE and not audit.evidence_known
-            else HygieneCell(audit.counts[kind], 100 * audit.rate(kind))
-            for kind in KINDS
-        ]
+        cells = [HygieneCell(audit.counts[kind], 100 * audit.rate(kind)) for kind in KINDS]
         rows.append(HygieneRow(audit.tenant, audit.active, cells, audit.oldest_pending))
     return rows
 

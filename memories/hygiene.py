@@ -34,7 +34,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
-from django.core.exceptions import FieldDoesNotExist
 from django.db import connection
 from django.db.models import Count, Min, QuerySet
 from django.utils import timezone
@@ -100,8 +99,6 @@ class TenantAudit:
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
     oldest_pending: datetime.datetime | None = None
     findings: list[Finding] = field(default_factory=list)
-    # False until memories keep their evidence (then `no_evidence` is counted).
-    evidence_known: bool = False
 
     def rate(self, kind: str) -> float:
         """The share of the active memories of that kind (0 when there are none)."""
@@ -385,20 +382,12 @@ def _duplicates(rows: dict[str, _Row], tenant_ids: list[int]) -> list[Finding]:
 
 # --- evidence and the review queue -----------------------------------------------------------
 
+
 # The relation from a memory to the user's words it came from (`MemoryEvidence`, issue 34).
-EVIDENCE_RELATION = "evidence"
-
-
-def memories_without_evidence(memories: QuerySet[Memory]) -> QuerySet[Memory] | None:
-    """Those of `memories` that keep none of the user's words they came from, or None while
-    memories keep no evidence (the relation `Memory.evidence`, issue 34, not yet migrated)."""
-    # Named by a string until the relation is migrated (the type checker reads the model as
-    # it is); then this is `memories.filter(evidence__isnull=True)`.
-    try:
-        Memory._meta.get_field(EVIDENCE_RELATION)
-    except FieldDoesNotExist:
-        return None
-    return memories.filter(**{f"{EVIDENCE_RELATION}__isnull": True}).distinct()
+def memories_without_evidence(memories: QuerySet[Memory]) -> QuerySet[Memory]:
+    """Those of `memories` that keep none of the user's words they came from (a memory stored
+    before memories kept their evidence, or whose only session was erased)."""
+    return memories.filter(evidence__isnull=True).distinct()
 
 
 # --- the report ------------------------------------------------------------------------------
@@ -432,16 +421,13 @@ def memory_audit(*, tenant_ids: Iterable[int] | None = None) -> list[TenantAudit
     for finding in _duplicates(rows, ids):
         audits[tenant_of[finding.memory_id]].findings.append(finding)
 
-    missing = memories_without_evidence(active)
-    if missing is not None:
-        for tenant_id, count in (
-            missing.values("end_user__tenant_id")
-            .annotate(n=Count("id"))
-            .values_list("end_user__tenant_id", "n")
-        ):
-            audits[tenant_id].counts[NO_EVIDENCE] = count
-        for audit in audits.values():
-            audit.evidence_known = True
+    for tenant_id, count in (
+        memories_without_evidence(active)
+        .values("end_user__tenant_id")
+        .annotate(n=Count("id"))
+        .values_list("end_user__tenant_id", "n")
+    ):
+        audits[tenant_id].counts[NO_EVIDENCE] = count
     pending = ReviewItem.objects.filter(
         status=ReviewItem.Status.PENDING, end_user__tenant_id__in=ids
     )
@@ -463,14 +449,7 @@ def audit_as_json(audit: TenantAudit, now: datetime.datetime | None = None) -> d
     return {
         "tenant": audit.tenant,
         "active": audit.active,
-        "counts": {
-            kind: (count if kind != NO_EVIDENCE or audit.evidence_known else None)
-            for kind, count in audit.counts.items()
-        },
-        "rates": {
-            kind: round(audit.rate(kind), 4)
-            for kind in KINDS
-            if kind != NO_EVIDENCE or audit.evidence_known
-        },
+        "counts": dict(audit.counts),
+        "rates": {kind: round(audit.rate(kind), 4) for kind in KINDS},
         "oldest_pending_review_seconds": int(age.total_seconds()) if age is not None else None,
     }

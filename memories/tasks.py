@@ -18,6 +18,7 @@ def prune_memories() -> dict[str, int]:
 
 
 @shared_task(name="memories.audit_proposals")
+@rls.bypassed("scheduled consolidation (Celery beat)")
 def audit_proposals() -> dict[str, int]:
     """The scheduled consolidation (Celery beat, see CELERY_BEAT_SCHEDULE): what the store's
     audit finds, filed for review as proposals; it merges and deletes nothing."""

@@ -50,6 +50,7 @@ TENANT_TABLES: dict[str, Wall] = {
     "memories_memory": Through("end_user_id", "memories_enduser"),
     "memories_memory_sessions": Through("memory_id", "memories_memory"),
     "memories_memoryversion": Through("memory_id", "memories_memory"),
+    "memories_memoryevidence": Through("memory_id", "memories_memory"),
     "memories_reviewitem": Through("end_user_id", "memories_enduser"),
     "memories_reviewitem_existing_memories": Through("reviewitem_id", "memories_reviewitem"),
     "memories_deletionrecord": Through("end_user_id", "memories_enduser"),

@@ -16,6 +16,7 @@ TABLES = [
     "memories_memory",
     "memories_memory_sessions",
     "memories_memoryversion",
+    "memories_memoryevidence",
     "memories_reviewitem",
     "memories_reviewitem_existing_memories",
     "memories_deletionrecord",
@@ -27,7 +28,7 @@ TABLES = [
 class Migration(migrations.Migration):
     dependencies = [
         ("tenants", "0001_initial"),
-        ("memories", "0012_memory_time"),
+        ("memories", "0014_memory_evidence"),
         ("extraction", "0006_job_clauses_skipped"),
     ]
 

@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from bench.hygiene import BENCH_TENANT, JUNK, audit_score, junk_load, pairs_score, store_seed
 from bench.recall import bench_tenant_delete
 from memories.hygiene import KINDS
+from tenants.rls import bypassed
 
 
 class Command(BaseCommand):
@@ -38,6 +39,7 @@ class Command(BaseCommand):
             help="seed the clean labels listed in clean_that_go_stale as clean, as labelled",
         )
 
+    @bypassed("manage.py bench_hygiene (bench data)")
     def handle(self, *args: Any, **options: Any) -> None:
         if options["pairs"]:
             self._pairs()

@@ -11,8 +11,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 from django.utils.timesince import timesince
 
-from memories.hygiene import KINDS, NO_EVIDENCE, audit_as_json, memory_audit
+from memories.hygiene import KINDS, audit_as_json, memory_audit
 from tenants.models import Tenant
+from tenants.rls import command_scope
 
 
 class Command(BaseCommand):
@@ -32,14 +33,13 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        tenant_ids = None
+        tenant = None
         if options["tenant"]:
-            tenant_ids = list(
-                Tenant.objects.filter(name=options["tenant"]).values_list("id", flat=True)
-            )
-            if not tenant_ids:
+            tenant = Tenant.objects.filter(name=options["tenant"]).first()
+            if tenant is None:
                 raise CommandError(f"no tenant named {options['tenant']!r}")
-        audits = memory_audit(tenant_ids=tenant_ids)
+        with command_scope("memory_audit", tenant):
+            audits = memory_audit(tenant_ids=[tenant.pk] if tenant else None)
         now = timezone.now()
         if options["json"]:
             for audit in audits:
@@ -48,9 +48,6 @@ class Command(BaseCommand):
         for audit in audits:
             self.stdout.write(f"Tenant {audit.tenant}: {audit.active} active memories")
             for kind, label in KINDS.items():
-                if kind == NO_EVIDENCE and not audit.evidence_known:
-                    self.stdout.write(f"  {label:<30} not kept yet")
-                    continue
                 count = audit.counts[kind]
                 self.stdout.write(f"  {label:<30} {count:>6}  {audit.rate(kind):6.1%}")
             oldest = audit.oldest_pending
