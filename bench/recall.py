@@ -100,6 +100,7 @@ def bench_memories_create(
     memories = [
         Memory(
             end_user=end_user,
+            tenant_id=end_user.tenant_id,  # bulk_create skips Memory.save, which copies it
             caption=caption,
             full_text=full_text,
             content_hash=content_hash(full_text),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -44,6 +45,9 @@ class EndUser(models.Model):
             models.UniqueConstraint(
                 fields=["tenant", "external_id"], name="enduser_unique_external_id_per_tenant"
             ),
+            # The key a memory's (end_user, tenant) refers to (migration 0015): a memory's
+            # tenant is always its end user's.
+            models.UniqueConstraint(fields=["id", "tenant"], name="enduser_unique_id_tenant"),
         ]
 
     def __str__(self) -> str:
@@ -85,6 +89,13 @@ class Memory(models.Model):
 
     id = models.CharField(primary_key=True, max_length=20, default=new_memory_id, editable=False)
     end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="memories")
+    # The end user's tenant, copied on save: the tenant walls (row-level security) test a
+    # memory's own column instead of looking its end user up for every row a recall reads
+    # (that cost a fifth of /memories/relevant's p95). A foreign key on (end_user, tenant)
+    # holds it equal to the end user's (migration 0015).
+    tenant = models.ForeignKey(
+        Tenant, on_delete=models.CASCADE, related_name="+", editable=False, db_index=False
+    )
     caption = models.CharField(max_length=CAPTION_MAX_LENGTH)
     full_text = models.CharField(max_length=FULL_TEXT_MAX_LENGTH)
     # The situations where the memory matters ("cooking, restaurants, food gifts"), written by
@@ -171,6 +182,11 @@ class Memory(models.Model):
 
     def __str__(self) -> str:
         return f"{self.id}: {self.caption}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.tenant_id is None and self.end_user_id is not None:
+            self.tenant_id = self.end_user.tenant_id
+        super().save(*args, **kwargs)
 
 
 class MemoryEvidence(models.Model):

@@ -194,7 +194,7 @@ def review_item_conflict(*, review_item_id: int) -> models.QuerySet[ReviewItem]:
 
 def memory_admin_list() -> models.QuerySet[Memory]:
     """Memories for the admin's list: with user and tenant, never loading the embedding."""
-    return Memory.objects.defer("embedding").select_related("end_user__tenant")
+    return Memory.objects.defer("embedding").select_related("end_user__tenant", "tenant")
 
 
 def count_per_tenant(queryset: models.QuerySet, tenant_path: str) -> Coalesce:

@@ -146,13 +146,14 @@ def memories_seed(
                     f"INSERT INTO {table} (id, end_user_id, caption, full_text, category, "
                     "confidence, status, content_hash, embedding, embedding_model, created_at, "
                     "updated_at, access_count, use_when, stated_outside_sessions, stated_at, "
-                    "last_stated_at) "
+                    "last_stated_at, tenant_id) "
                     "SELECT 'mem_' || substr(md5(u.id::text || ':' || g::text || %s), 1, 16), "
                     "u.id, p.caption, p.full_text, 'other', 0.9, 'active', p.content_hash, "
                     "p.embedding, %s, now() - (%s - g) * interval '1 minute', now(), 0, '', true, "
                     "now() - (%s - g) * interval '1 minute', "
-                    "now() - (%s - g) * interval '1 minute' "
+                    "now() - (%s - g) * interval '1 minute', e.tenant_id "
                     "FROM unnest(%s::bigint[]) AS u(id) "
+                    "JOIN memories_enduser e ON e.id = u.id "
                     "CROSS JOIN generate_series(0, %s - 1) AS g "
                     "JOIN bench_pool p ON p.n = (u.id * 7919 + g * 31) %% %s",
                     [

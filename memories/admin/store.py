@@ -190,7 +190,8 @@ class MemoryAdmin(TenantScopedAdmin):
         "created_at",
     ]
     list_filter = ["status", "category", ("end_user__tenant", admin.RelatedOnlyFieldListFilter)]
-    list_select_related = ["end_user__tenant"]
+    # `tenant` is the memory's own column (the end user's tenant, copied).
+    list_select_related = ["end_user__tenant", "tenant"]
     search_fields = ["=id", "caption", "end_user__external_id"]
     list_per_page = 100
     show_full_result_count = False
@@ -233,10 +234,6 @@ class MemoryAdmin(TenantScopedAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Memory]:
         return self.scoped(request, memory_admin_list())
-
-    @admin.display(ordering="end_user__tenant__name")
-    def tenant(self, memory: Memory) -> str:
-        return memory.end_user.tenant.name
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         # Memories come from the extraction pipeline, which hashes, embeds and deduplicates.

@@ -28,7 +28,7 @@ TABLES = [
 class Migration(migrations.Migration):
     dependencies = [
         ("tenants", "0001_initial"),
-        ("memories", "0014_memory_evidence"),
+        ("memories", "0015_memory_tenant"),
         ("extraction", "0006_job_clauses_skipped"),
     ]
 

@@ -60,6 +60,7 @@ class Command(BaseCommand):
         Memory.objects.bulk_create(
             Memory(
                 end_user=user,
+                tenant=tenant,
                 caption=text,
                 full_text=text,
                 content_hash=hashlib.sha256(text.encode()).hexdigest(),
