@@ -9,7 +9,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from extraction.selectors import tenant_stats_with_jobs_list
-from tenants.models import Tenant, TenantUsage
+from tenants.commands import command_tenant
+from tenants.models import TenantUsage
 from tenants.rls import command_scope
 from tenants.selectors import USAGE_DAYS
 
@@ -60,11 +61,7 @@ class Command(BaseCommand):
         days = options["days"]
         if days < 1:
             raise CommandError("--days must be at least 1")
-        named = None
-        if options["tenant"]:
-            named = Tenant.objects.filter(name=options["tenant"]).first()
-            if named is None:
-                raise CommandError(f"no tenant named {options['tenant']!r}")
+        named = command_tenant(options["tenant"])
         fields = [field for field, _ in COLUMNS + USAGE_COLUMNS]
         with command_scope("memory_stats", named):
             tenants = tenant_stats_with_jobs_list(usage_days=days)

@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 from django.utils import timezone
 from django.utils.timesince import timesince
 
 from memories.hygiene import KINDS, audit_as_json, memory_audit
-from tenants.models import Tenant
+from tenants.commands import command_tenant
 from tenants.rls import command_scope
 
 
@@ -33,11 +33,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        tenant = None
-        if options["tenant"]:
-            tenant = Tenant.objects.filter(name=options["tenant"]).first()
-            if tenant is None:
-                raise CommandError(f"no tenant named {options['tenant']!r}")
+        tenant = command_tenant(options["tenant"])
         with command_scope("memory_audit", tenant):
             audits = memory_audit(tenant_ids=[tenant.pk] if tenant else None)
         now = timezone.now()

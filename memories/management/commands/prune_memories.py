@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from core.user_ids import user_id_normal
 from memories.models import EndUser
 from memories.services.maintenance import PRUNABLE_STATUSES, memory_prune
-from tenants.models import Tenant
+from tenants.commands import command_tenant
 from tenants.rls import command_scope
 
 _DURATION = re.compile(r"^(?P<n>\d+)\s*(?P<unit>[dhw]?)$")
@@ -80,12 +80,8 @@ class Command(BaseCommand):
             raise CommandError("give --older-than, --unused-for and/or --to-cap")
         if options["to_cap"] is not None and options["to_cap"] < 0:
             raise CommandError("--to-cap must not be negative")
-        tenant_id, tenant = None, None
-        if options["tenant"]:
-            tenant = Tenant.objects.filter(name=options["tenant"]).first()
-            if tenant is None:
-                raise CommandError(f"no tenant named {options['tenant']!r}")
-            tenant_id = tenant.pk
+        tenant = command_tenant(options["tenant"])
+        tenant_id = tenant.pk if tenant else None
         with command_scope("prune_memories", tenant):
             end_user_ids = None
             if options["user"]:
