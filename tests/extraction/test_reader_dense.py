@@ -41,6 +41,14 @@ def test_a_pronoun_without_its_apostrophe_is_the_person_last_named_not_the_user(
 
 
 @pytest.mark.parametrize(
+    "user_says",
+    ["shes vegan btw so no cheese on hers", "he's a night owl", "theyre teetotal", "hes diabetic"],
+)
+def test_a_pronoun_with_no_one_named_before_it_is_never_the_user(user_says):
+    assert not [caption for caption in _read(user_says) if caption.startswith("User ")]
+
+
+@pytest.mark.parametrize(
     ("user_says", "caption"),
     [
         ("me and my gf priya are planning a trip to japan in october",
