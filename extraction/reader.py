@@ -34,6 +34,7 @@ from extraction.candidates import Candidate
 from extraction.clauses import opens_without_i, user_clauses, without_instructions
 from extraction.corrections import correcting, only_correcting
 from extraction.definite import definite_mine, relations_of
+from extraction.ellipsis import practice_restored
 from extraction.fronted import fronted
 from extraction.introductions import introductions
 from extraction.kept import caption_kept, caption_of, category
@@ -476,7 +477,7 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
             head = part[: part.lower().rfind(" with ")]
             captions += [c for c in map(stated, listed[1]) if c]
             part = head if caption_kept(caption_of(head)) else part
-        caption = caption_of(part)
+        caption = practice_restored(caption_of(part), captions[-1] if captions else state.last)
         if caption_kept(caption):
             captions.append(caption)
             state.ended = named_last(time_trimmed(part)) or ""

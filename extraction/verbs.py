@@ -114,3 +114,8 @@ def base_of(word: str) -> str:
     itself when it is a base or no listed verb makes it."""
     forms = _forms()
     return forms["past"].get(word) or forms["third"].get(word) or word
+
+
+def gerund_of(word: str) -> str:
+    """The "-ing" form of a verb form ("smoke", "smokes" and "smoked" are "smoking")."""
+    return _gerund(base_of(word))

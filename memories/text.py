@@ -118,7 +118,7 @@ _PREDICATE = re.compile(
     r"sold|bought|grew|fell|won|lost|found|kept|wrote|drove|chose|swore|saw|said|told|felt|"
     r"spent|set|put|let|cut|hit|taught|thought|brought|caught|fought|sought|upgraded|"
     # Past tenses of a stem shorter than three letters ("died", "fled").
-    r"died|dyed|lied|tied|fled|fed|led|bred|shed|sped|"
+    r"died|dyed|lied|tied|fled|fed|led|bred|shed|sped|used|"
     r"[a-z]{3,}(?:s|ed))\b(?!')"
 )
 
