@@ -20,7 +20,8 @@ def _read(user_says: str) -> list[str]:
         ("used to play rugby, gave up after my knee op",
          ["User used to play rugby", "User gave up playing rugby after their knee op"]),
         ("I bake sourdough every weekend. stopped in the summer tho",
-         ["User bakes sourdough every weekend", "User stopped baking sourdough every weekend in the summer"]),
+         ["User bakes sourdough every weekend",
+          "User stopped baking sourdough every weekend in the summer"]),
     ],
 )  # fmt: skip
 def test_an_ending_verb_said_alone_ends_the_practice_the_clause_before_stated(user_says, captions):
