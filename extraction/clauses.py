@@ -17,6 +17,7 @@ from functools import cache
 from core.lexicon import lexicon, tagged
 from core.words import words_of
 from extraction.chat_forms import apostrophes_restored
+from extraction.labels import label_joined, labelled
 from extraction.run_ons import run_ons_marked
 from extraction.verbs import past_tense
 from extraction.wording import symbols_read, third_person, tidy_caption
@@ -84,7 +85,11 @@ def _keys_joined(clauses: list[str]) -> list[str]:
     ...") stays apart, so the statement after it opens its clause."""
     joined: list[str] = []
     for clause in clauses:
-        if joined and joined[-1].rstrip().endswith(":") and len(words_of(joined[-1])) < 2:
+        if (
+            joined
+            and joined[-1].rstrip().endswith(":")
+            and (len(words_of(joined[-1])) < 2 or label_joined(joined[-1], clause))
+        ):
             joined[-1] += clause
         else:
             joined.append(clause)
@@ -205,6 +210,7 @@ def clauses_read(
                     continue
                 clause = rest
             statement = statement_of(clause)
+            statement = labelled(statement) if statement else statement  # "Job: nurse"
             if corrected and statement and _bare_value(statement):
                 statement = _corrected(corrected, statement) or statement
             corrected = ""

@@ -38,9 +38,9 @@ def _practice(caption: str) -> str:
     play rugby" is "playing rugby", "User smokes" is "smoking"); "" for any other caption."""
     words = caption.split()
     said = words_of(caption)
-    if said[:1] != ["user"] or len(words) < 2:
-        return ""
-    if said[1:3] == ["used", "to"] and len(words) > 3 and base_form(said[3]):
+    if said[:1] != ["user"] or len(said) < 2 or len(said) != len(words):
+        return ""  # a word of symbols only ("User used to 🙂") is no practice either
+    if said[1:3] == ["used", "to"] and len(said) > 3 and base_form(said[3]):
         verb, rest = said[3], words[4:]
     elif third_singular(said[1]):
         verb, rest = said[1], words[2:]

@@ -1,0 +1,50 @@
+"""The offline reader on facts typed as a form or a list after a thing of the user's: "Job:
+nurse. Location: Leeds", "my hobbies are climbing, chess and baking", "a bit about me: I'm
+Priya, 41". Every item is kept, and no label is read as the value ("User is a Job: nurse")."""
+
+from __future__ import annotations
+
+import pytest
+
+from extraction.reader import read_statements
+
+
+def _read(user_says: str) -> list[str]:
+    return [c.caption for c in read_statements([{"role": "user", "content": user_says}])]
+
+
+@pytest.mark.parametrize(
+    ("user_says", "captions"),
+    [
+        ("Occupation: paramedic. City: Dundee. Kids: 3",
+         ["User's occupation is paramedic", "User's city is Dundee", "User has 3 kids"]),
+        ("my favourite podcast: no such thing as a fish",
+         ["User's favourite podcast is no such thing as a fish"]),
+        ("intolerances: gluten and soy", ["User's intolerances are gluten and soy"]),
+        ("Age: 61", ["User's age is 61"]),
+    ],
+)  # fmt: skip
+def test_a_label_and_its_value_is_the_users_thing_of_that_name(user_says, captions):
+    assert _read(user_says) == captions
+
+
+@pytest.mark.parametrize(
+    ("user_says", "caption"),
+    [
+        ("Big news: we're adopting a puppy", "User is adopting a puppy"),
+        ("quick intro: ana, 52", "User is called ana"),
+        ("a bit about me: I'm Priya, 41, I work in procurement", "User is 41"),
+    ],
+)
+def test_a_heading_before_a_clause_or_an_introduction_is_no_label(user_says, caption):
+    captions = _read(user_says)
+    assert caption in captions
+    assert not any(":" in c for c in captions)
+
+
+def test_every_item_of_a_list_after_a_thing_of_the_users_is_kept():
+    assert _read("my weekend hobbies are pottery, sea swimming and chess") == [
+        "User's weekend hobbies are pottery",
+        "User's weekend hobbies are sea swimming",
+        "User's weekend hobbies are chess",
+    ]
