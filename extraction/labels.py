@@ -4,16 +4,20 @@
 Read as it stands, such a clause garbles ("User is a Job: nurse") or says nothing (the value
 alone after its label). A label of at most four words with no verb, subject or question,
 followed by a short value with none either, is the user's own thing of that name: "my job is
-nurse", "my allergies are nuts and shellfish"; a count of people or pets is how many the user
+nurse", "my allergies are nuts and shellfish", when the label opens with "my" or names a
+thing a person has (`_of_a_person`: "Banana bread: 3 ripe bananas" is pasted); a count of people or pets is how many the user
 has ("Kids: 2" is "I have 2 kids"). A value that is a clause of its own ("Change of plans:
 we're expecting a baby") is left as it was: the label only announces it.
 """
 
 from __future__ import annotations
 
+from functools import cache
+
 from core.lexicon import lexicon
 from core.words import words_of
 from extraction.verbs import finite
+from memories.attributes import registry
 
 # The most words a label and its value may have.
 _LABEL_WORDS = 4
@@ -42,9 +46,22 @@ def label_joined(label: str, value: str) -> bool:
     return (
         label.rstrip().endswith(":")
         and not set(named) & lexicon("headings")  # "quick intro: ana, 52"
+        and (named != words_of(label) or bool(set(named) & _of_a_person()))
         and _plain(named, most=_LABEL_WORDS)
         and _plain(words_of(value), most=_VALUE_WORDS)
         and not value.rstrip().endswith("?")
+    )
+
+
+@cache
+def _of_a_person() -> frozenset[str]:
+    """Words that make a label without "my" one of the user's own ("Job:", "Kids:", "fav
+    film:"), where any other ("Banana bread: 3 ripe bananas") labels something pasted."""
+    return (
+        lexicon("topic_nouns")
+        | lexicon("people")
+        | lexicon("category_preference")
+        | frozenset(registry())
     )
 
 

@@ -20,7 +20,8 @@ def _read(user_says: str) -> list[str]:
          ["User's occupation is paramedic", "User's city is Dundee", "User has 3 kids"]),
         ("my favourite podcast: no such thing as a fish",
          ["User's favourite podcast is no such thing as a fish"]),
-        ("intolerances: gluten and soy", ["User's intolerances are gluten and soy"]),
+        ("allergies: gluten and soy", ["User's allergies are gluten and soy"]),
+        ("favourite film: alien", ["User's favourite film is alien"]),
         ("Age: 61", ["User's age is 61"]),
     ],
 )  # fmt: skip
@@ -48,3 +49,7 @@ def test_every_item_of_a_list_after_a_thing_of_the_users_is_kept():
         "User's weekend hobbies are sea swimming",
         "User's weekend hobbies are chess",
     ]
+
+
+def test_a_label_of_something_pasted_is_not_the_users():
+    assert _read("can you check this for me\n\nLemon drizzle: 2 lemons, 200g sugar") == []
