@@ -3,11 +3,11 @@
 
 Read as it stands, such a clause garbles ("User is a Job: nurse") or says nothing (the value
 alone after its label). A label of at most four words with no verb, subject or question,
-followed by a short value with none either, is the user's own thing of that name: "my job is
-nurse", "my allergies are nuts and shellfish", when the label opens with "my" or names a
-thing a person has (`_of_a_person`: "Banana bread: 3 ripe bananas" is pasted); a count of people or pets is how many the user
-has ("Kids: 2" is "I have 2 kids"). A value that is a clause of its own ("Change of plans:
-we're expecting a baby") is left as it was: the label only announces it.
+followed by a short value with none either, is the user's own thing of that name ("my job is
+nurse", "my allergies are nuts and shellfish") when the label opens with "my" or names a thing
+a person has (`_of_a_person`; "Banana bread: 3 ripe bananas" is pasted). A count of people or
+pets is how many the user has ("Kids: 2" is "I have 2 kids"). A value that is a clause of its
+own ("Change of plans: we're expecting a baby") is left as it was: the label announces it.
 """
 
 from __future__ import annotations
