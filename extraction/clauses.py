@@ -165,6 +165,30 @@ def _named_first(match: re.Match) -> str:
     return f"{match.group(2)} {match.group(1)} "
 
 
+# "my sister, a nurse in Leeds, is visiting": a description between commas after someone or
+# something of the user's, with the sentence going on after it.
+_DESCRIBED = re.compile(
+    r"\b((?:my|our) (?:[\w'-]+ ){0,2}?[\w'-]+), ((?:a|an) [^,.!?;:\n]{1,60}?), (?=\w)", re.I
+)
+_SENTENCE_END = re.compile(r"[.!?\n]|$")
+
+
+def _descriptions_moved(content: str) -> str:
+    """The content with each description of one of the user's people moved after its sentence
+    ("my sister, a nurse in Leeds, is visiting" is "my sister is visiting. my sister is a nurse
+    in Leeds."): between commas it reads as a clause of its own, the user's ("User is a nurse
+    in Leeds"), and the sentence's verb loses its subject ("my car, a 2009 fiat, broke down"
+    read "User broke down")."""
+    at = 0
+    while match := _DESCRIBED.search(content, at):
+        end = _SENTENCE_END.search(content, match.end()).start()  # type: ignore[union-attr]
+        rest = content[match.end() : end].rstrip()
+        moved = f"{match.group(1)} {rest}. {match.group(1)} is {match.group(2)}."
+        content = content[: match.start()] + moved + content[end:].lstrip(".")
+        at = match.start() + len(moved)
+    return content
+
+
 def user_clauses(
     messages: Iterable[dict], *, starts: list[int] | None = None
 ) -> list[tuple[str, str]]:
@@ -197,7 +221,9 @@ def clauses_read(
         content = run_ons_marked(content)  # "im 29 i work in sales my husband is ..."
         if starts is not None:
             starts.append(len(found))
-        for clause in _keys_joined(_CLAUSE.findall(_APPOSITION.sub(_named_first, content))):
+        for clause in _keys_joined(
+            _CLAUSE.findall(_descriptions_moved(_APPOSITION.sub(_named_first, content)))
+        ):
             rest = _correction(clause)
             if rest is not None:
                 stated = [at for at, (_, statement) in enumerate(found) if statement]

@@ -53,3 +53,18 @@ def test_every_item_of_a_list_after_a_thing_of_the_users_is_kept():
 
 def test_a_label_of_something_pasted_is_not_the_users():
     assert _read("can you check this for me\n\nLemon drizzle: 2 lemons, 200g sugar") == []
+
+
+@pytest.mark.parametrize(
+    ("user_says", "captions"),
+    [
+        ("my brother, a plumber in Hull, is coming to stay. cant wait",
+         ["User's brother is coming to stay", "User's brother is a plumber in Hull"]),
+        ("my van, a 2011 transit, failed its MOT",
+         ["User's van failed its MOT", "User's van is a 2011 transit"]),
+        ("I walk my dog, a deaf old collie called Moss, by the canal",
+         ["User walks their dog by the canal", "User's dog is a deaf old collie called Moss"]),
+    ],
+)  # fmt: skip
+def test_a_description_between_commas_is_of_the_one_it_follows_never_the_user(user_says, captions):
+    assert _read(user_says) == captions
