@@ -200,8 +200,9 @@ def _fragment(part: str) -> str | None:
     said = words_of(text)
     if (
         not said
-        # "shes vegan" with no one named before it: a pronoun's clause, about someone else.
-        or {word.split("'")[0] for word in said} & (lexicon("subject_pronouns") - {"i"})
+        # "shes vegan" with no one named before it, "it's a proper allergy": a pronoun's
+        # clause, about someone or something else.
+        or {word.split("'")[0] for word in said} & (lexicon("subject_pronouns") - {"i"} | {"it"})
         or said[0] in lexicon("value_breaks")
         or set(said)
         & (

@@ -68,3 +68,25 @@ def test_a_label_of_something_pasted_is_not_the_users():
 )  # fmt: skip
 def test_a_description_between_commas_is_of_the_one_it_follows_never_the_user(user_says, captions):
     assert _read(user_says) == captions
+
+
+@pytest.mark.parametrize(
+    ("user_says", "caption"),
+    [
+        ("we rent a flat where we keep bees on the roof",
+         "User rents a flat where they keep bees on the roof"),
+    ],
+)  # fmt: skip
+def test_we_inside_a_caption_is_the_users_household(user_says, caption):
+    captions = _read(user_says)
+    assert caption in captions
+    assert not any(" we " in f" {c} " for c in captions)
+
+
+def test_so_i_can_says_what_something_is_for_not_a_fact():
+    assert "User can walk to work" not in _read("I moved to the centre so I can walk to work")
+
+
+def test_a_clause_about_it_is_never_what_the_user_has():
+    captions = _read("I can't eat sesame - it's a proper allergy, epipen and all")
+    assert not any("it's" in c or "it is" in c for c in captions)
