@@ -19,6 +19,7 @@ from core.words import words_of
 from extraction.chat_forms import apostrophes_restored
 from extraction.labels import label_joined, labelled
 from extraction.run_ons import run_ons_marked
+from extraction.since import fronted_events
 from extraction.verbs import past_tense
 from extraction.wording import symbols_read, third_person, tidy_caption
 from memories.facets import read as read_facets
@@ -218,6 +219,7 @@ def clauses_read(
         content = before_instruction(str(message.get("content", "")))
         content = symbols_read(content)  # an emoji says nothing, and may end a clause
         content = apostrophes_restored(content)  # "shes" is "she's", "im" is "i'm"
+        content = fronted_events(content)  # "since moving to Denver, I ...": I moved there
         content = run_ons_marked(content)  # "im 29 i work in sales my husband is ..."
         if starts is not None:
             starts.append(len(found))
