@@ -174,12 +174,18 @@ _DESCRIBED = re.compile(
 _SENTENCE_END = re.compile(r"[.!?\n]|$")
 
 
+# "I'm Jordan, a 28-year-old designer living in Austin": the description after the user's
+# name is what they are, a sentence of its own ("I'm Jordan. I'm a 28-year-old designer ...").
+_NAMED_DESCRIBED = re.compile(r"\b((?i:i'm|i am)) ([A-Z][\w'-]+), (?=(?:a|an) )")
+
+
 def _descriptions_moved(content: str) -> str:
     """The content with each description of one of the user's people moved after its sentence
     ("my sister, a nurse in Leeds, is visiting" is "my sister is visiting. my sister is a nurse
     in Leeds."): between commas it reads as a clause of its own, the user's ("User is a nurse
     in Leeds"), and the sentence's verb loses its subject ("my car, a 2009 fiat, broke down"
     read "User broke down")."""
+    content = _NAMED_DESCRIBED.sub(lambda m: f"{m.group(1)} {m.group(2)}. I'm ", content)
     at = 0
     while match := _DESCRIBED.search(content, at):
         end = _SENTENCE_END.search(content, match.end()).start()  # type: ignore[union-attr]

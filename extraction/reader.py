@@ -476,8 +476,8 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         listed = listed_with(part)
         if listed:  # "living in milan with my wife giulia and our 2 kids": each its own fact
             head = part[: part.lower().rfind(" with ")]
-            captions += [c for c in map(stated, listed[1]) if c]
-            part = head if caption_kept(caption_of(head)) else part
+            captions += (named := [c for c in map(stated, listed[1]) if c])
+            part = head if named and caption_kept(caption_of(head)) else part  # "with my mum"
         caption = practice_restored(caption_of(part), captions[-1] if captions else state.last)
         if caption_kept(caption):
             captions.append(caption)

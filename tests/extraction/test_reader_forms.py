@@ -90,3 +90,27 @@ def test_so_i_can_says_what_something_is_for_not_a_fact():
 def test_a_clause_about_it_is_never_what_the_user_has():
     captions = _read("I can't eat sesame - it's a proper allergy, epipen and all")
     assert not any("it's" in c or "it is" in c for c in captions)
+
+
+def test_a_description_after_the_users_name_is_what_they_are():
+    captions = _read("Hi! I'm Marisol, a 33-year-old midwife living in Cork with my husband")
+    assert captions == [
+        "User is called Marisol",
+        "User is a 33-year-old midwife living in Cork with their husband",
+    ]
+
+
+def test_a_word_after_im_that_is_no_name_opens_no_description():
+    assert not any("long day" in c for c in _read("I'm exhausted, a long day at the depot"))
+
+
+def test_a_thing_of_theirs_at_the_end_of_a_with_list_is_kept():
+    captions = _read("I live on a narrowboat with my partner and our lurcher")
+    assert captions == ["User lives on a narrowboat with their partner and their lurcher"]
+
+
+def test_a_fronted_condition_is_the_users():
+    assert _read("As someone with coeliac disease, I check every label") == [
+        "User has coeliac disease",
+        "User checks every label",
+    ]
