@@ -179,6 +179,23 @@ _SENTENCE_END = re.compile(r"[.!?\n]|$")
 _NAMED_DESCRIBED = re.compile(r"\b((?i:i'm|i am)) ([A-Z][\w'-]+), (?=(?:a|an) )")
 
 
+# "Emma (8) and Noah (5)": a name with the age in brackets after it.
+_AGED = re.compile(r"\b((?:(?:my|our) [\w'-]+ )?)([A-Z][\w'-]+) \((\d{1,3})\)")
+
+
+def _ages_moved(content: str) -> str:
+    """The content with each age in brackets after a name said after its sentence ("two kids,
+    Emma (8) and Noah (5)." is "two kids, Emma and Noah. Emma is 8. Noah is 5.", "my son Leo
+    (6)" "my son Leo ... my son Leo is 6."): in brackets it cut the list, and the names and
+    ages were lost."""
+    while match := _AGED.search(content):
+        end = _SENTENCE_END.search(content, match.end()).start()  # type: ignore[union-attr]
+        ages = [f"{m[1]}{m[2]} is {m[3]}." for m in _AGED.finditer(content[:end])]
+        sentence = _AGED.sub(r"\1\2", content[:end]).rstrip()
+        content = f"{sentence}. {' '.join(ages)}{content[end:].lstrip('.')}"
+    return content
+
+
 def _descriptions_moved(content: str) -> str:
     """The content with each description of one of the user's people moved after its sentence
     ("my sister, a nurse in Leeds, is visiting" is "my sister is visiting. my sister is a nurse
@@ -230,7 +247,9 @@ def clauses_read(
         if starts is not None:
             starts.append(len(found))
         for clause in _keys_joined(
-            _CLAUSE.findall(_descriptions_moved(_APPOSITION.sub(_named_first, content)))
+            _CLAUSE.findall(
+                _descriptions_moved(_ages_moved(_APPOSITION.sub(_named_first, content)))
+            )
         ):
             rest = _correction(clause)
             if rest is not None:

@@ -83,3 +83,29 @@ def names_placed(statement: str, named: dict[str, str]) -> str:
         placed,
         statement,
     )
+
+
+def names_joined(clauses: list[tuple[str, str]], starts: list[int]) -> list[tuple[str, str]]:
+    """The clauses with a list of names cut at its commas stated as one by its first clause
+    ("Ada," and "Bea and Cleo" state "Ada, Bea and Cleo"; the second states nothing more), so
+    the group before it names them all, never only the first ("User's kid is called Ada").
+    Never across messages (`starts`: the index of each message's first clause), and only for
+    names as written with a capital: "51, hypertension, epileptic" lists no names."""
+    joined = list(clauses)
+    head = None  # the clause that states the list so far
+    for at, (clause, statement) in enumerate(clauses):
+        if head is not None and at not in starts and _capitalised(statement):
+            joined[head] = (joined[head][0], f"{joined[head][1]}{statement}")
+            joined[at] = (clause, "")
+        elif _capitalised(statement):
+            head = at
+        else:
+            head = None
+        if not clause.rstrip().endswith(","):
+            head = None
+    return joined
+
+
+def _capitalised(statement: str) -> bool:
+    names = names_alone(statement)
+    return bool(names) and all(name[:1].isupper() for name in names or ())

@@ -29,7 +29,7 @@ from functools import cache
 from core.lexicon import has_phrase, lexicon, pairs
 from core.metrics import READER_CLAUSES_SKIPPED
 from core.words import word_spans, words_of
-from extraction import slots, subjectless
+from extraction import named, slots, subjectless
 from extraction.candidates import Candidate
 from extraction.clauses import opens_without_i, user_clauses, without_instructions
 from extraction.corrections import correcting, only_correcting
@@ -338,6 +338,7 @@ def read_statements(
     seen: set[str] = set()
     starts: list[int] = []
     clauses = lists_distributed(_clauses_read(messages, skipped, starts))
+    clauses = named.names_joined(clauses, starts)  # "Ada, Bea and Cleo": one list
     try:
         introduced = introductions(clauses, starts)
     except Exception:  # the clauses are still read one by one

@@ -114,3 +114,24 @@ def test_a_fronted_condition_is_the_users():
         "User has coeliac disease",
         "User checks every label",
     ]
+
+
+def test_ages_in_brackets_after_names_are_kept_with_the_names():
+    assert _read("we have three girls, Ada (11), Bea (7) and Cleo (2)") == [
+        "User has three girls",
+        "User's girls are called Ada, Bea and Cleo",
+        "User's girl Ada is 11",
+        "User's girl Bea is 7",
+        "User's girl Cleo is 2",
+    ]
+    assert _read("my daughter Ines (15) plays the cello") == [
+        "User's daughter Ines plays the cello",
+        "User's daughter Ines is 15",
+    ]
+
+
+def test_a_list_of_names_cut_at_its_commas_names_the_whole_group():
+    assert _read("I keep three hens, Dot, Flo and Peggy") == [
+        "User keeps three hens",
+        "User's hens are called Dot, Flo and Peggy",
+    ]
