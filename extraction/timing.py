@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from django.utils import timezone
 
-from core.lexicon import has_phrase, lexicon
+from core.lexicon import has_phrase, lexicon, pairs
 from core.words import word_spans, words_of
 from extraction.candidates import Candidate
 from extraction.time_phrases import RELATIVE, TimePhrase, cued, time_phrases
@@ -117,13 +117,31 @@ def ended_event(candidate: Candidate) -> Candidate:
     # The new value is read from the caption: the clause may go on to it ("cancelled Spotify
     # and moved to Apple Music" is two facts).
     own = cues_of(candidate.caption)
-    if "ends" not in own | cues_of(candidate.said or "") or own & {"starts", "replaces"}:
+    facets = facets_read(candidate.caption)
+    # An ending of the registry ("gave away", "moved out of": `ends` of an attribute) is one
+    # whatever cue word it holds ("moved" announces a start only when nothing ends).
+    registered = any(f.change and not f.positive for f in facets) and not any(
+        f.change and f.positive for f in facets
+    )
+    cued_end = "ends" in own | cues_of(candidate.said or "") and not own & {"starts", "replaces"}
+    if not (registered or cued_end):
         return candidate
     words = words_of(candidate.caption)
     negated = {word for phrase in lexicon("negators") for word in phrase.split()}
+    # "was stolen" is an event done to it, "was retired" a state: a passive is read only with
+    # an irregular participle (`participles.txt`), the one closed class of them.
+    passive = {
+        word
+        for word, after in zip(words, words[1:], strict=False)
+        if word in {"was", "were"} and after in pairs("participles")
+    }
+    tense = _tense(candidate.caption)
+    # A verb the closed list does not know ("cashed in", "traded in") is read in the tense
+    # the ending phrase is written in: the cue lexicon holds past forms.
     if (
-        set(words) & (negated | {"has", "have", "had", "was", "were"})
-        or _tense(candidate.caption) != "past"
+        set(words) - passive & (negated | {"has", "have", "had", "was", "were"})
+        or tense == "present"
+        or (tense == "" and "ends" not in own)
     ):
         return candidate
     on = candidate.valid_from or (candidate.said_at or timezone.now()).date()
