@@ -67,9 +67,10 @@ def group_named(group: str, names: list[str]) -> str:
 def names_placed(statement: str, named: dict[str, str]) -> str:
     """The statement with each name of `named` that opens a clause (at its start or after
     "and", a verb after it) as the user's pet or person it names: "Pip is a Maine Coon and
-    Squeak is deaf" is "my cat Pip is a Maine Coon and my cat Squeak is deaf"."""
+    Squeak is deaf" is "my cat Pip is a Maine Coon and my cat Squeak is deaf". A name no
+    count listed is placed when the clause ends it (`ended_by_name`)."""
     if not named:
-        return statement
+        return ended_by_name(statement)
 
     def placed(match: re.Match) -> str:
         name, verb = match["name"], match["verb"]
@@ -78,8 +79,27 @@ def names_placed(statement: str, named: dict[str, str]) -> str:
             return match.group(0)
         return f"{match['lead']}my {relation} {name} {verb}"
 
-    return re.sub(
+    placed_named = re.sub(
         r"(?P<lead>^\s*|\band\s+|,\s*)(?P<name>[^\W\d_][\w'-]*) (?P<verb>[\w']+)",
         placed,
         statement,
     )
+    return ended_by_name(placed_named)
+
+
+def ended_by_name(statement: str) -> str:
+    """ "Biscuit passed away in July", "Bessie got stolen": a clause whose subject is a name
+    alone and whose verb ends a being or a thing (`core/lexicons/named_endings.txt`) is about
+    the user's own ("my Biscuit passed away in July"), so the ending meets the fact that named
+    it. Anything else comes back as it is."""
+    cased = words_of(statement, case=True)
+    first = cased[0].lower() if cased else ""
+    if len(cased) < 2 or not cased[0][:1].isupper() or never_name(first):
+        return statement
+    if first in lexicon("function_words"):  # "Everything died", "It died": no name
+        return statement
+    after = " ".join(words_of(statement)[1:])
+    if not any(f"{after} ".startswith(f"{phrase} ") for phrase in lexicon("named_endings")):
+        return statement
+    at = statement.find(cased[0])
+    return f"{statement[:at]}my {statement[at:]}"
