@@ -119,10 +119,16 @@ def ended_event(candidate: Candidate) -> Candidate:
     own = cues_of(candidate.caption)
     facets = facets_read(candidate.caption)
     # An ending of the registry ("gave away", "moved out of": `ends` of an attribute) is one
-    # whatever cue word it holds ("moved" announces a start only when nothing ends).
-    registered = any(f.change and not f.positive for f in facets) and not any(
-        f.change and f.positive for f in facets
-    )
+    # whatever cue word it holds ("moved" announces a start only when nothing ends), unless
+    # what is said beside it brings a new value ("left teaching and now works in sales").
+    ending = [f for f in facets if f.change and not f.positive]
+    spoken = _padded(candidate.caption)
+    for facet in ending:
+        known = registry().get(facet.attribute.split(":")[0])
+        for phrase in known.ends if known else ():
+            spoken = spoken.replace(_padded(phrase), " ")
+    registered = bool(ending) and not any(f.change and f.positive for f in facets)
+    registered = registered and not cues_of(spoken) & {"starts", "replaces"}
     cued_end = "ends" in own | cues_of(candidate.said or "") and not own & {"starts", "replaces"}
     if not (registered or cued_end):
         return candidate
@@ -141,7 +147,7 @@ def ended_event(candidate: Candidate) -> Candidate:
     if (
         set(words) - passive & (negated | {"has", "have", "had", "was", "were"})
         or tense == "present"
-        or (tense == "" and "ends" not in own)
+        or (tense == "" and not ("ends" in own or registered))
     ):
         return candidate
     on = candidate.valid_from or (candidate.said_at or timezone.now()).date()
@@ -359,3 +365,8 @@ def _bare(caption: str) -> bool:
     words = words[2:] if words[:1] == ["user's"] else words[1:]
     light = lexicon("adverbs") | lexicon("auxiliaries") | lexicon("copulas")
     return len([word for word in words if word not in light]) < 2
+
+
+def _padded(text: str) -> str:
+    """A text's words between spaces, so a phrase is found only as whole words."""
+    return f" {' '.join(words_of(text))} "
