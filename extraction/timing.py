@@ -169,8 +169,10 @@ def candidate_timed(candidate: Candidate) -> Candidate:
     # moving to Berlin in January"); with a past one, or a verb not known, the last ("started
     # in March").
     phrases = time_phrases(clause, said_at, future=future or tense == "present")
+    lasted = False
     if not has_phrase(clause, "time_perfect"):
         # "lived in Rome for 5 years" is how long, in the past: not since when.
+        lasted = any(phrase.role == "for" for phrase in phrases)
         phrases = tuple(phrase for phrase in phrases if phrase.role != "for")
     caption, full_text = candidate.caption, candidate.full_text
     valid_from, valid_to = candidate.valid_from, candidate.valid_to
@@ -205,7 +207,12 @@ def candidate_timed(candidate: Candidate) -> Candidate:
         begins, ends = _holds(phrase, future=ahead, held=held, starts=starts)
         valid_from = valid_from or begins
         valid_to = valid_to or ends
-    if past and valid_to is None:
+    # A length told in the simple past ("lived in Rome for 5 years", "did Spanish at school
+    # for five years") is over by the time it was said; a start told with one holds on
+    # ("signed up to the gym for a year").
+    over = lasted and tense == "past" and not starts and "starts" not in cues_of(caption)
+    over = over and not has_phrase(caption, "time_terms")
+    if (past or over) and valid_to is None:
         # "I used to live in Paris": over by the time it was said, whenever it began.
         valid_to = said_at.date()
     if valid_from and valid_to and valid_from > valid_to:
@@ -250,7 +257,7 @@ def _tense(caption: str) -> str:
         after = words[at + 1] if at + 1 < len(words) else ""
         if word in {"has", "have"}:
             return "past" if after == "been" or past_tense(after) else "present"
-        if past_tense(word) or word in {"was", "were", "used"}:
+        if past_tense(word) or word in {"was", "were", "used", "did", "didn't", "didnt"}:
             return "past"
         if third_singular(word) or word in lexicon("copulas") | lexicon("auxiliaries"):
             return "present"
