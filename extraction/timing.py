@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import replace
+from itertools import pairwise
 
 from django.utils import timezone
 
@@ -138,7 +139,7 @@ def ended_event(candidate: Candidate) -> Candidate:
     # an irregular participle (`participles.txt`), the one closed class of them.
     passive = {
         word
-        for word, after in zip(words, words[1:], strict=False)
+        for word, after in pairwise(words)
         if word in {"was", "were"} and after in pairs("participles")
     }
     tense = _tense(candidate.caption)
