@@ -188,6 +188,14 @@ def _recall(
         ranked = ranked_reordered(shortlist, picked, limit=limit)
     else:
         ranked = ranked_by(mode, limit)
+    if reading == "present" and not ranked.rows.size and mode in ("hybrid", "vector"):
+        # Nothing current reached the prompt: a fact an update replaced may ("my partner"
+        # after "my boyfriend Tom", replaced by "dating Ana now"). It says the prompt is about
+        # the user; only the facts that hold today answer it. One query more, only here.
+        timeline = user_timeline_get(end_user_id=index.end_user_id)
+        if timeline.replaced is not None and timeline.replaced.any():
+            index, allowed = timeline, current_rows(timeline, timezone.now().date())
+            ranked = ranked_by(mode, limit)
     signals = ranked.signals
     past = past_rows(index, timezone.now().date())
     results = [

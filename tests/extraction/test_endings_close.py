@@ -61,6 +61,18 @@ def _memories(user_id: uuid.UUID) -> dict[str, Memory]:
             "User rents an art studio in Deptford",
             "User moved out of the Deptford studio",
         ),
+        (  # a sentence opening with "And" is read like any other
+            "I have a National Trust membership.",
+            "And I let the National Trust membership lapse in August.",
+            "User has a National Trust membership",
+            "User let the National Trust membership lapse",
+        ),
+        (  # "paid" states a fact; "paid off" ends a debt
+            "I have a car loan with Zopa.",
+            "I paid off the car loan in August!",
+            "User has a car loan with Zopa",
+            "User paid off the car loan",
+        ),
         (  # a pet or thing named alone: the user's own
             "I have a bonsai tree called Kenji.",
             "Kenji died in August, I overwatered him.",

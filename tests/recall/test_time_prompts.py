@@ -74,3 +74,26 @@ def test_a_present_request_reached_only_by_an_ended_fact_is_answered_by_what_hol
     ids = [m.id for m in found.memories]
     assert quiz.id not in ids  # a fact that ended is never answered as current
     assert ids[:1] == [darts.id]
+
+
+def test_a_present_request_reached_only_by_a_replaced_fact_is_answered_by_its_successor(
+    end_user, remember, tenant
+):
+    (tom,) = remember(
+        end_user,
+        "User's boyfriend Tom is a chef",
+        stated_at=FEB,
+        status=Memory.Status.SUPERSEDED,
+        valid_to=JUL,
+    )
+    (ana,) = remember(end_user, "User is dating a woman called Ana now", stated_at=AUG)
+
+    found = memory_recall(
+        tenant=tenant,
+        external_id=end_user.external_id,
+        prompt="what should I cook for my boyfriend tonight?",
+    )
+
+    ids = [m.id for m in found.memories]
+    assert tom.id not in ids
+    assert ids[:1] == [ana.id]
