@@ -132,8 +132,7 @@ def _opening(part: str) -> str:
             (
                 size
                 for size in (4, 3, 2, 1)
-                if len(words) >= size
-                and " ".join(words[:size]).lower().strip(",.!") in _OPENERS
+                if len(words) >= size and " ".join(words[:size]).lower().strip(",.!") in _OPENERS
             ),
             0,
         )
