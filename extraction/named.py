@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from core.lexicon import lexicon
+from core.lexicon import lexicon, tagged
 from core.words import words_of
 from extraction.people import never_name, third_person_verb
 
@@ -68,9 +68,10 @@ def names_placed(statement: str, named: dict[str, str]) -> str:
     """The statement with each name of `named` that opens a clause (at its start or after
     "and", a verb after it) as the user's pet or person it names: "Pip is a Maine Coon and
     Squeak is deaf" is "my cat Pip is a Maine Coon and my cat Squeak is deaf". A name no
-    count listed is placed when the clause ends it (`ended_by_name`)."""
+    count listed is placed when the clause ends it (`ended_by_name`), and a thing someone took is
+the user's (`stolen_by_someone`)."""
     if not named:
-        return ended_by_name(statement)
+        return ended_by_name(stolen_by_someone(statement))
 
     def placed(match: re.Match) -> str:
         name, verb = match["name"], match["verb"]
@@ -84,7 +85,25 @@ def names_placed(statement: str, named: dict[str, str]) -> str:
         placed,
         statement,
     )
-    return ended_by_name(placed_named)
+    return ended_by_name(stolen_by_someone(placed_named))
+
+
+def stolen_by_someone(statement: str) -> str:
+    """ "Someone nicked the e-bike from outside the gym" as "my e-bike got stolen from outside
+    the gym": a doer no one names (`core/lexicons/stolen_by.txt`), a verb of taking, and the
+    user's thing after it. Anything else comes back as it is."""
+    words = statement.split()
+    kinds = tagged("stolen_by", ("doer", "verb"))
+    at = 2 if words[:2] and words[0].lower() == "some" else 1  # "some idiot stole ..."
+    if len(words) < at + 2 or words[0].lower() not in kinds["doer"]:
+        return statement
+    if words[at].lower() not in kinds["verb"]:
+        return statement
+    thing = words[at + 1 :]
+    if thing[0].lower() in {"the", "my", "our"}:
+        thing = thing[1:]
+    head, _, rest = " ".join(thing).partition(" ")
+    return f"my {head.rstrip(',.!')} got stolen{head[len(head.rstrip(',.!')) :]} {rest}".strip()
 
 
 def ended_by_name(statement: str) -> str:

@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from extraction.jobs import extraction_perform
-from extraction.named import ended_by_name
+from extraction.named import ended_by_name, stolen_by_someone
 from extraction.reader import offline_candidates
 from memories.models import Memory
 from memories.selectors import memory_as_of_list
@@ -73,6 +73,12 @@ def _memories(user_id: uuid.UUID) -> dict[str, Memory]:
             "User has a car loan with Zopa",
             "User paid off the car loan",
         ),
+        (  # a thing someone unnamed took is the user's, stolen
+            "I have an inflatable paddleboard.",
+            "Someone pinched the paddleboard from the beach in August.",
+            "User has an inflatable paddleboard",
+            "User's paddleboard got stolen from the beach",
+        ),
         (  # a pet or thing named alone: the user's own
             "I have a bonsai tree called Kenji.",
             "Kenji died in August, I overwatered him.",
@@ -107,10 +113,11 @@ def test_an_ending_closes_what_the_user_had_and_is_an_event_of_its_day(
         "Everything died in the heatwave.",  # no name: a word of a closed class
         "It died last week.",
         "Margot moved to Leeds in August.",  # a name, but nothing ends
+        "Someone said hi to me at the gym.",  # someone, but nothing taken
     ],
 )
 def test_a_clause_that_names_nothing_ended_is_left_as_it_is(said):
-    assert ended_by_name(said) == said
+    assert ended_by_name(stolen_by_someone(said)) == said
 
 
 def test_a_name_alone_with_an_ending_verb_is_read_as_the_users_own():
