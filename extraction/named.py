@@ -66,10 +66,10 @@ def group_named(group: str, names: list[str]) -> str:
 
 def names_placed(statement: str, named: dict[str, str]) -> str:
     """The statement with each name of `named` that opens a clause (at its start or after
-    "and", a verb after it) as the user's pet or person it names: "Pip is a Maine Coon and
-    Squeak is deaf" is "my cat Pip is a Maine Coon and my cat Squeak is deaf". A name no
-    count listed is placed when the clause ends it (`ended_by_name`), and a thing someone took is
-the user's (`stolen_by_someone`)."""
+        "and", a verb after it) as the user's pet or person it names: "Pip is a Maine Coon and
+        Squeak is deaf" is "my cat Pip is a Maine Coon and my cat Squeak is deaf". A name no
+        count listed is placed when the clause ends it (`ended_by_name`), and a thing someone took is
+    the user's (`stolen_by_someone`)."""
     if not named:
         return ended_by_name(stolen_by_someone(statement))
 
