@@ -110,8 +110,10 @@ def _parts(clause: str) -> list[str]:
     return lists_rejoined([_undangled(part) for part in parts if _undangled(part)])
 
 
-# The words that join statements (`_SUBJECT_BREAK`): one left at a part's end joins nothing.
+# The words that join statements (`_SUBJECT_BREAK`): one left at a part's end joins nothing,
+# and "and" or "but" opening a sentence ("And I sold the car in March") joins it to nothing.
 _JOINERS = frozenset({"and", "but", "while", "plus", "&", "+"})
+_OPENERS = lexicon("fillers") | {"and", "but"}
 
 
 def _undangled(part: str) -> str:
@@ -131,8 +133,7 @@ def _opening(part: str) -> str:
             (
                 size
                 for size in (4, 3, 2, 1)
-                if len(words) >= size
-                and " ".join(words[:size]).lower().strip(",.!") in lexicon("fillers")
+                if len(words) >= size and " ".join(words[:size]).lower().strip(",.!") in _OPENERS
             ),
             0,
         )

@@ -222,8 +222,8 @@ def rank(
             )
             if shaped is not None:
                 strong |= (shaped >= params.shaped_floor) & (z >= params.shaped_z)
-        if allowed is not None:
-            strong &= allowed
+        # A fact the user had ("User did Spanish at school") says a prompt is about them as
+        # well as one they have; only the facts `allowed` answer it.
         if not strong.any():
             floor = params.episodic_cosine if query.general else params.strong_cosine
             return _empty(_why(floor, cosine, needed, params) if explain else None)
