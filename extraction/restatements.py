@@ -11,8 +11,10 @@ a wish. Another person, pet, number or name is another word, so it never merges.
 
 from __future__ import annotations
 
+from core.lexicon import lexicon
 from core.words import words_of
 from extraction.updates import THEIRS, Reading, closure, lemma, link
+from extraction.word_alignment import WordSimilarity, counterparts, word_similarity
 
 # Cosine at or above which two wordings of one person's fact that differ in a word or two
 # each are one fact (`reworded`; measured on the dev splits of bench/data/conflicts_*.jsonl:
@@ -72,10 +74,14 @@ def _apart(words: frozenset[str], reading: Reading, other: Reading) -> bool:
     return any((closure([word]) - {word}) & other.concepts for word in words)
 
 
-def reworded(new: Reading, old: Reading, similarity: float) -> bool:
+def reworded(
+    new: Reading, old: Reading, similarity: float, similar: WordSimilarity = word_similarity
+) -> bool:
     """Whether the new wording restates the old one though their words differ in part (see
     the module docstring): the same person and polarity, no cue, the same scope, linked, at
-    or above REWORDED_SIMILARITY, and no number, name or other value apart."""
+    or above REWORDED_SIMILARITY, and no number, name or other value apart. A word each side
+    says that has a counterpart of the same meaning on the other ("ads" and "adverts",
+    `extraction.word_alignment`) is no word apart."""
     if similarity < REWORDED_SIMILARITY or new.subject != old.subject:
         return False
     if new.negative != old.negative or new.scopes != old.scopes:
@@ -89,6 +95,16 @@ def reworded(new: Reading, old: Reading, similarity: float) -> bool:
     # One wording holds every word of the other: what differs is a detail one of them adds,
     # never a word each ("collects antique clocks" and "repairs antique clocks").
     extra_new, extra_old = new.words - old.concepts, old.words - new.concepts
+    if extra_new and extra_old:
+        # A verb that only ties the person to the thing ("uses" and "runs" Arch) is no word
+        # apart, nor are words of one meaning, one on each side.
+        relation = {lemma(word) for word in lexicon("relation_verbs")}
+        extra_new, extra_old = extra_new - relation, extra_old - relation
+        # Words of one meaning, one on each side, are no word apart.
+        extra_new, extra_old = (
+            extra_new - counterparts(extra_new, new, extra_old, old, similar),
+            extra_old - counterparts(extra_old, old, extra_new, new, similar),
+        )
     if extra_new and extra_old:
         return False
     if extra_new:
