@@ -27,9 +27,10 @@ import re
 
 from core.lexicon import has_phrase, lexicon
 from core.words import words_of
+from extraction.cues import cues_of
 from extraction.people import last_person
 from extraction.time_phrases import time_fronted
-from extraction.updates import content_lemmas, cues_of
+from extraction.updates import content_lemmas
 from extraction.verbs import base_form, gerund, past_tense, third_singular
 
 # What may follow a past tense for the user to be its subject: the verb's object or its count
@@ -149,8 +150,8 @@ def owner_named(part: str, person: str) -> str:
     return last_person(part, person) if _OWNER.search(part) else person
 
 
-# The most words a verbless change may say ("down to 84kg now", "two weeks sober").
-_VERBLESS_WORDS = 6
+# The most words a verbless change may say ("down to 3 shifts a week now"), as a fragment.
+_VERBLESS_WORDS = 8
 
 
 def verbless_change(part: str) -> str | None:

@@ -114,3 +114,9 @@ def base_of(word: str) -> str:
     itself when it is a base or no listed verb makes it."""
     forms = _forms()
     return forms["past"].get(word) or forms["third"].get(word) or word
+
+
+def pasts_of(base: str) -> set[str]:
+    """The regular past tenses of a listed verb ("cancel": "cancelled", "canceled"); none for
+    a verb the table keeps irregular."""
+    return {past for past, of in _forms()["past"].items() if of == base}

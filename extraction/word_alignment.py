@@ -6,8 +6,9 @@ words alone.
 A counterpart is evidence for a merge (`extraction.restatements.reworded`), so it is strict:
 two words are counterparts only when the embedder puts them at or above WORD_ALIGN_SIMILARITY
 and neither is a value of a closed class (a number, a day or a month, a person's or a place's
-name), and they are not two members of one kind of the kinds lexicon (a cat and a dog are both
-pets, close as the embedder puts them). Under an embedder that does not place words by
+name, a person of the user's), and they are not two members of one kind of the kinds lexicon (a
+cat and a dog are both pets, close as the embedder puts them) nor two points of one scale
+(`core/lexicons/scales.txt`: "older" and "younger"). Under an embedder that does not place words by
 meaning (the hashing one of the tests and benches) no two different words are counterparts,
 and nothing merges on a counterpart.
 """
@@ -68,13 +69,23 @@ def _value(word: str) -> bool:
 @cache
 def _closed_values() -> frozenset[str]:
     found = lexicon("numerals") | lexicon("calendar_names") | lexicon("months")
+    found |= lexicon("people")  # "husband" and "wife": two people, never one meaning
     return found | names("given_names").keys() | names("place_names").keys()
 
 
 def _siblings(first: str, second: str) -> bool:
-    """Two members of one kind of the kinds lexicon (two pets, two instruments)."""
+    """Two members of one kind of the kinds lexicon (two pets, two instruments), or two points
+    of one scale (`core/lexicons/scales.txt`: "older" and "younger", "cheap" and "expensive")."""
     mine, theirs = closure([lemma(first)]) - {lemma(first)}, closure([lemma(second)])
-    return bool(mine & (theirs - {lemma(second)}))
+    if mine & (theirs - {lemma(second)}):
+        return True
+    plain = {first.removesuffix("s"), second.removesuffix("s")}  # "mornings", "evenings"
+    return any({first, second} <= group or plain <= group for group in _scales())
+
+
+@cache
+def _scales() -> tuple[frozenset[str], ...]:
+    return tuple(frozenset(line.split()) for line in lexicon("scales"))
 
 
 def counterparts(

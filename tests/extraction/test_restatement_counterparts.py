@@ -46,6 +46,11 @@ def test_words_of_one_meaning_one_on_each_side_are_one_fact():
         ("User swims on Mondays at the lido", "User swims on Thursdays at the lido",
          ("thursdays", "mondays")),
         ("User cycles 20 miles to the depot", "User cycles 30 miles to the depot", ("30", "20")),
+        # Two points of one scale, which the embedder puts close ("cheap"/"expensive" 0.79).
+        ("User books the cheap seats at the opera", "User books the expensive seats at the opera",
+         ("expensive", "cheap")),
+        ("User walks the spaniel in the mornings", "User walks the spaniel in the evenings",
+         ("evenings", "mornings")),
     ],
 )  # fmt: skip
 def test_two_values_are_never_counterparts(stored, new, pair):
@@ -80,6 +85,10 @@ def local(settings):
 def test_the_embedder_puts_synonyms_together_and_siblings_apart(local):
     assert word_similarity("films", "movies") >= WORD_ALIGN_SIMILARITY
     assert word_similarity("cat", "dog") < WORD_ALIGN_SIMILARITY
+    # Opposites sit close: a scale of their own keeps them apart (`core/lexicons/scales.txt`).
+    assert word_similarity("upstairs", "downstairs") >= WORD_ALIGN_SIMILARITY
+    upstairs = reading("User always sits upstairs on the night bus")
+    assert not reworded(reading("User always sits downstairs on the night bus"), upstairs, 0.9)
 
 
 @pytest.mark.django_db
