@@ -46,3 +46,19 @@ def cued_change(new: Reading, old: Reading, similarity: float, how: str) -> Upda
     if new.scopes and old.scopes and new.scopes != old.scopes:
         return None
     return Update("announced a change to a close fact", automatic=False)
+
+
+def slot_changed(new: Reading, old: Reading) -> Update | None:
+    """Another value of a slot the user says holds one ("User's favourite food is ramen",
+    then "Lasagna is hands down my favourite food"; "my only newspaper"): the same person and
+    slot, both positive, and values with no word in common. Held for review, never
+    superseded at once: a favourite changes, and the user says which one holds."""
+    if not (new.exclusive and old.exclusive) or new.subject != old.subject:
+        return None
+    if new.negative or old.negative or new.additive or new.wish:
+        return None
+    if not new.slot or new.slot != old.slot or new.scopes != old.scopes:
+        return None
+    if not new.slot_value or not old.slot_value or new.slot_value & old.slot_value:
+        return None
+    return Update("another value of a slot that holds one", automatic=False)

@@ -226,6 +226,10 @@ class Reading:
     # The user says it holds one value at a time ("User only wears black"): another value
     # announced with a cue changes it, held for review (`cued_changes.cued_change`).
     exclusive: bool = False
+    # A caption "User's <slot> is <value>": the slot's lemmas and the value's ("favourite
+    # food", "lasagna"), for two values of one slot the user says holds one.
+    slot: frozenset[str] = frozenset()
+    slot_value: frozenset[str] = frozenset()
 
 
 def _registry(facet: Facet) -> bool:
@@ -309,7 +313,23 @@ def reading(
         scopes=frozenset(f.scope for f in facets if f.scope in lexicon("scopes")),
         cued=frozenset(w for w in said_in_caption if w in cue_words) - _stop_words(),
         exclusive=says(caption, "exclusives"),
+        **_slot_of(caption),
     )
+
+
+# "User's favourite food is lasagna": whose, the slot, the value.
+_SLOT = re.compile(r"^User's (?P<slot>.+?) (?:is|are) (?P<value>.+)$")
+
+
+def _slot_of(caption: str) -> dict[str, frozenset[str]]:
+    """The slot and the value of a caption "User's <slot> is <value>" (none for another)."""
+    found = _SLOT.match(caption.rstrip("."))
+    if not found:
+        return {}
+    return {
+        "slot": frozenset(content_lemmas(found["slot"])),
+        "slot_value": frozenset(content_lemmas(found["value"])),
+    }
 
 
 @cache
