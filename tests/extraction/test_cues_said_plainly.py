@@ -75,3 +75,35 @@ def test_paying_off_a_mortgage_said_without_a_verb_holds_the_mortgage(tenant, of
     item = ReviewItem.objects.get(end_user__external_id=user_id)
     assert item.existing_memories.get().caption == "User has a mortgage on the flat"
     assert item.new_memory.status == Memory.Status.PENDING_REVIEW
+
+
+def test_a_value_said_first_with_an_adverb_before_the_slot_is_read():
+    said = "Catan is hands down my favourite board game, we play it every friday"
+    captions = [c.caption for c in offline_candidates([{"role": "user", "content": said}])]
+
+    assert "User's favourite board game is Catan" in captions
+
+
+def test_another_favourite_of_the_same_slot_is_held(tenant, offline):
+    user_id = uuid.uuid4()
+    _say(tenant, user_id, "my favourite board game is Catan")
+    _say(tenant, user_id, "Wingspan is basically my favourite board game, it's so calm")
+
+    item = ReviewItem.objects.get(end_user__external_id=user_id)
+    assert item.existing_memories.get().caption == "User's favourite board game is Catan"
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        "my favourite card game is Uno",  # another slot
+        "my favourite board game is Catan with the seafarers expansion",  # the same value
+        "I also love Wingspan",  # an addition
+    ],
+)
+def test_a_favourite_that_keeps_the_first_is_not_held(tenant, offline, second):
+    user_id = uuid.uuid4()
+    _say(tenant, user_id, "my favourite board game is Catan")
+    _say(tenant, user_id, second)
+
+    assert not ReviewItem.objects.filter(end_user__external_id=user_id).exists()
