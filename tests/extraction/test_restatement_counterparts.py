@@ -104,3 +104,17 @@ def test_films_and_movies_said_twice_are_one_memory_that_keeps_both_sayings(tena
     assert not ReviewItem.objects.exists()
     # The merge keeps what each message said as evidence.
     assert MemoryEvidence.objects.filter(memory=memories.get()).count() == 2
+
+
+def test_a_relation_verb_against_another_verb_is_another_relation():
+    # "owns" is a relation verb, "rents" is not: two facts, whatever the cosine.
+    stored = reading("User rents a garage near the allotment")
+
+    assert not reworded(reading("User owns a garage near the allotment"), stored, 0.9)
+    assert not reworded(reading("User uses a garage near the allotment"), stored, 0.9)
+
+
+def test_a_cue_verb_one_wording_says_is_another_fact():
+    stored = reading("User sells the narrowboat in the spring")
+
+    assert not reworded(reading("User has the narrowboat in the spring"), stored, 0.9)
