@@ -13,7 +13,8 @@ from __future__ import annotations
 from functools import cache
 
 from core.lexicon import lexicon
-from extraction.updates import content_lemmas, cues_of, lemma
+from extraction.cues import cues_of
+from extraction.updates import content_lemmas, lemma
 
 
 def correcting(text: str) -> bool:

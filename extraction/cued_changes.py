@@ -5,8 +5,9 @@ attribute. A user who announces a change seldom repeats the old words: "sees a t
 week" then "finished therapy last month"; "flies to Frankfurt twice a month" then "gone
 flight-free since January". When the new fact carries a change cue of the closed class
 (`change_cues.txt`: "ends", "replaces"; "starts" only on a fact that holds one value at a
-time) and the embedder puts the two facts of one person close, that cue is the evidence:
-the pair is held for review (never superseded at once: the link is a cosine).
+time, by the registry or in the user's words: "I only wear black") and the embedder puts the
+two facts of one person close, that cue is the evidence: the pair is held for review (never
+superseded at once: the link is a cosine).
 
 It stays out where structure says both hold: two single-valued attributes the registry tells
 apart ("grew up in Lyon", "lives in Paris now"), two members of one kind ("plays guitar",
@@ -32,7 +33,7 @@ def cued_change(new: Reading, old: Reading, similarity: float, how: str) -> Upda
     # A cue that brings a value without ending one ("now", "these days") changes a close
     # fact only where that fact holds one value at a time: "User's mum lives with them now"
     # ends nothing of "User's mum has dementia", close as they are.
-    if not (new.ends or new.replaces or (new.starts and old.single)):
+    if not (new.ends or new.replaces or (new.starts and (old.single or old.exclusive))):
         return None
     if new.additive or new.wish:
         return None
@@ -45,3 +46,19 @@ def cued_change(new: Reading, old: Reading, similarity: float, how: str) -> Upda
     if new.scopes and old.scopes and new.scopes != old.scopes:
         return None
     return Update("announced a change to a close fact", automatic=False)
+
+
+def slot_changed(new: Reading, old: Reading) -> Update | None:
+    """Another value of a slot the user says holds one ("User's favourite food is ramen",
+    then "Lasagna is hands down my favourite food"; "my only newspaper"): the same person and
+    slot, both positive, and values with no word in common. Held for review, never
+    superseded at once: a favourite changes, and the user says which one holds."""
+    if not (new.exclusive and old.exclusive) or new.subject != old.subject:
+        return None
+    if new.negative or old.negative or new.additive or new.wish:
+        return None
+    if not new.slot or new.slot != old.slot or new.scopes != old.scopes:
+        return None
+    if not new.slot_value or not old.slot_value or new.slot_value & old.slot_value:
+        return None
+    return Update("another value of a slot that holds one", automatic=False)

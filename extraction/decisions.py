@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from extraction.candidates import Candidate
-from extraction.cued_changes import cued_change
+from extraction.cued_changes import cued_change, slot_changed
 from extraction.merge_evidence import (
     NEAR_DUPLICATE_SIMILARITY,
     candidate_facets,
@@ -217,10 +217,13 @@ def neighbours_find(
 
 
 def _change(new: Reading, old: Reading, similarity: float) -> Update | None:
-    """The change the new fact makes to the old one: read on a link (`updates.update`), or
-    announced by a change cue to a close fact (`cued_changes.cued_change`)."""
-    return update(new, old, similarity) or cued_change(
-        new, old, similarity, link(new, old, similarity)
+    """The change the new fact makes to the old one: read on a link (`updates.update`),
+    announced by a change cue to a close fact (`cued_changes.cued_change`), or another value
+    of a slot the user says holds one (`cued_changes.slot_changed`)."""
+    return (
+        update(new, old, similarity)
+        or cued_change(new, old, similarity, link(new, old, similarity))
+        or slot_changed(new, old)
     )
 
 

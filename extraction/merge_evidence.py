@@ -57,28 +57,35 @@ def same_fact(candidate: Candidate, target: Near) -> bool:
     or value into another's; two facts about one person are two memories."""
     if different_people(candidate, target.memory):
         return False
-    if _distinct(candidate, target.memory):
+    new, old = candidate_reading(candidate), reading(target.memory.caption)
+    # A rewording compares the words of the two captions one by one ("ads" and "adverts"):
+    # the values of an open attribute ("on: netflix plan with adverts") it has read already.
+    said_again = reworded(new, old, target.similarity)
+    if _distinct(candidate, target.memory, open_values=not said_again):
         return False
     return (
-        target.similarity >= NEAR_DUPLICATE_SIMILARITY
+        said_again
+        or target.similarity >= NEAR_DUPLICATE_SIMILARITY
         or keeps_both(candidate, target.memory)
         or in_other_words(candidate, target.memory)
-        or reworded(candidate_reading(candidate), reading(target.memory.caption), target.similarity)
     )
 
 
-def _distinct(candidate: Candidate, memory: Known) -> bool:
+def _distinct(candidate: Candidate, memory: Known, *, open_values: bool = True) -> bool:
     """Whether the two visibly state different things of one kind (`comparison.distinct`): a
     registry attribute read anywhere in either (another pet's name in a full text), an open
     one ("practice:ask") only where both captions state it. A full text's aside ("... and
     asked how to approach a team transfer") is not the fact, and two asides are no two values
-    of it."""
+    of it. Without `open_values`, only registry attributes count: a rewording
+    (`restatements.reworded`) has compared the open ones word by word."""
     both = {f.attribute for f in facets_read(candidate.caption)} & {
         f.attribute for f in facets_read(memory.caption)
     }
 
     def stated(facet: Facet) -> bool:
-        return not facet.attribute.startswith((f"{PRACTICE}:", "about:")) or facet.attribute in both
+        if not facet.attribute.startswith((f"{PRACTICE}:", "about:")):
+            return True
+        return open_values and facet.attribute in both
 
     new = tuple(f for f in candidate_facets(candidate) if stated(f))
     return distinct(new, tuple(f for f in memory.facets if stated(f)))

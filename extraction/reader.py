@@ -170,7 +170,8 @@ def _in_first_person(part: str) -> str | None:
         if described and described.startswith(("I'm a ", "I'm an ")):
             return described  # "retired police officer": what the user is, not what they did
         return f"I'm {part}" if negated else f"I {part}"
-    return _fragment(part) or slots.in_passing(part)  # "blood group B+ btw"
+    # "blood group B+ btw", "down to 84kg now"
+    return _fragment(part) or slots.in_passing(part) or subjectless.verbless_change(part)
 
 
 # A word after a verb that opens its object or its time ("moved to", "retired last year").

@@ -11,8 +11,11 @@ a wish. Another person, pet, number or name is another word, so it never merges.
 
 from __future__ import annotations
 
+from core.lexicon import lexicon
 from core.words import words_of
 from extraction.updates import THEIRS, Reading, closure, lemma, link
+from extraction.verbs import base_form, finite, gerund
+from extraction.word_alignment import WordSimilarity, counterparts, word_similarity
 
 # Cosine at or above which two wordings of one person's fact that differ in a word or two
 # each are one fact (`reworded`; measured on the dev splits of bench/data/conflicts_*.jsonl:
@@ -64,18 +67,37 @@ def _names(reading: Reading) -> set[str]:
 
 def _apart(words: frozenset[str], reading: Reading, other: Reading) -> bool:
     """Whether words one wording says and the other does not could state another fact: a
-    number, a name, or another value of a kind the other states."""
+    number, a name, another value of a kind the other states, or a verb of its own ("rents"
+    where the other "owns": the other's relation verb is no content word, so it is not said
+    to differ)."""
     if len(words) > REWORDED_WORDS:
         return True
     if any(any(ch.isdigit() for ch in word) for word in words) or words & _names(reading):
         return True
+    if any(_verb_of_its_own(word, reading) for word in words):
+        return True
     return any((closure([word]) - {word}) & other.concepts for word in words)
 
 
-def reworded(new: Reading, old: Reading, similarity: float) -> bool:
+def _verb_of_its_own(word: str, reading: Reading) -> bool:
+    """Whether a lemma is said as a verb in its wording, one that does more than tie the
+    person to a thing (`core/lexicons/relation_verbs.txt`)."""
+    if word in {lemma(verb) for verb in lexicon("relation_verbs")}:
+        return False
+    return any(
+        lemma(said) == word and (finite(said) or base_form(said) or gerund(said))
+        for said in words_of(reading.text)
+    )
+
+
+def reworded(
+    new: Reading, old: Reading, similarity: float, similar: WordSimilarity = word_similarity
+) -> bool:
     """Whether the new wording restates the old one though their words differ in part (see
     the module docstring): the same person and polarity, no cue, the same scope, linked, at
-    or above REWORDED_SIMILARITY, and no number, name or other value apart."""
+    or above REWORDED_SIMILARITY, and no number, name or other value apart. A word each side
+    says that has a counterpart of the same meaning on the other ("ads" and "adverts",
+    `extraction.word_alignment`) is no word apart."""
     if similarity < REWORDED_SIMILARITY or new.subject != old.subject:
         return False
     if new.negative != old.negative or new.scopes != old.scopes:
@@ -90,7 +112,21 @@ def reworded(new: Reading, old: Reading, similarity: float) -> bool:
     # never a word each ("collects antique clocks" and "repairs antique clocks").
     extra_new, extra_old = new.words - old.concepts, old.words - new.concepts
     if extra_new and extra_old:
+        # A verb that only ties the person to the thing ("uses" and "runs" Arch) is no word
+        # apart, nor are words of one meaning, one on each side.
+        # Only one on each side: "rents" against "owns" is another relation.
+        relation = {lemma(word) for word in lexicon("relation_verbs")}
+        if extra_new & relation and extra_old & relation:
+            extra_new, extra_old = extra_new - relation, extra_old - relation
+        # Words of one meaning, one on each side, are no word apart.
+        extra_new, extra_old = (
+            extra_new - counterparts(extra_new, new, extra_old, old, similar),
+            extra_old - counterparts(extra_old, old, extra_new, new, similar),
+        )
+    if extra_new and extra_old:
         return False
     if extra_new:
         return old.cued <= new.cued and not _apart(extra_new, new, old)
+    if not extra_old:
+        return new.cued == old.cued  # "has the car" is not "sells the car"
     return new.cued <= old.cued and not _apart(extra_old, old, new)

@@ -23,8 +23,17 @@ from core.words import words_of
 
 # "<value> is my <slot>": up to four words of value, up to four of slot.
 _VALUE_FIRST = re.compile(
-    r"^(?P<value>\S+(?: \S+){0,3}?)(?:'s| is| are) (?P<slot>my \S+(?: \S+){0,3})$", re.I
+    r"^(?P<value>\S+(?: \S+){0,3}?)(?:'s| is| are) (?P<slot>(?:my|our) \S+(?: \S+){0,3})$", re.I
 )
+
+
+@cache
+def _hedged() -> re.Pattern[str]:
+    """An adverb between the verb and the slot ("lasagna is hands down my favourite food",
+    "podcasts are basically my cooking soundtrack"): said for emphasis, no word of the slot."""
+    adverbs = sorted(lexicon("adverbs"), key=len, reverse=True)
+    said = "|".join(re.escape(adverb) for adverb in adverbs)
+    return re.compile(rf"('s| is| are)(?: (?:{said}))+ (my|our) ", re.I)
 
 
 @cache
@@ -54,8 +63,9 @@ def _not_in_slot() -> frozenset[str]:
 
 
 def value_first(part: str) -> str | None:
-    """ "Lloyds is my bank" as "my bank is Lloyds"; None for any other clause."""
-    found = _VALUE_FIRST.match(part.strip(" ,.!"))
+    """ "Lloyds is my bank" as "my bank is Lloyds" (and "Octopus is basically our energy
+    supplier" as "our energy supplier is Octopus"); None for any other clause."""
+    found = _VALUE_FIRST.match(_hedged().sub(r"\1 \2 ", part.strip(" ,.!"), count=1))
     if not found:
         return None
     value = words_of(found["value"])

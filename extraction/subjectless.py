@@ -27,8 +27,10 @@ import re
 
 from core.lexicon import has_phrase, lexicon
 from core.words import words_of
+from extraction.cues import cues_of
 from extraction.people import last_person
 from extraction.time_phrases import time_fronted
+from extraction.updates import content_lemmas
 from extraction.verbs import base_form, gerund, past_tense, third_singular
 
 # What may follow a past tense for the user to be its subject: the verb's object or its count
@@ -146,3 +148,31 @@ def owner_named(part: str, person: str) -> str:
     an owner ("moved for my wife's job. shes a professor"), though the clause itself states
     nothing of the user's; else `person`."""
     return last_person(part, person) if _OWNER.search(part) else person
+
+
+# The most words a verbless change may say ("down to 3 shifts a week now"), as a fragment.
+_VERBLESS_WORDS = 8
+
+
+def verbless_change(part: str) -> str | None:
+    """A fragment with no verb and no subject that announces a change in the closed class of
+    `core/lexicons/change_cues.txt` ("down to 84kg now", "finally debt free", "now a grandma")
+    as the user's own ("I'm down to 84kg now"): chat states what the user now is without "I'm",
+    and the cue is the evidence it is said of them. Not a fragment that names someone or asks
+    something of the assistant ("now you try"), nor one with a verb in it ("now explain it"),
+    which is a clause of its own."""
+    words = words_of(part)
+    if not 2 <= len(words) <= _VERBLESS_WORDS or "?" in part:
+        return None
+    if set(words) & (lexicon("first_person") | lexicon("people") | {"you", "your", "it", "this"}):
+        return None
+    if words[0] in lexicon("determiners") or any(
+        base_form(w) or past_tense(w) or third_singular(w) or gerund(w) for w in words
+    ):
+        return None
+    # A cue that only starts something needs "now": "since march" dates a lasting state
+    # ("mid-level since march"), it announces no change.
+    cues = cues_of(part)
+    if not (cues - {"starts"} or (cues and "now" in words)) or not content_lemmas(part):
+        return None  # no cue, or nothing but the cue ("now what", "ok now the next one")
+    return f"I'm {part.strip()}"

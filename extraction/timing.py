@@ -25,8 +25,8 @@ from django.utils import timezone
 from core.lexicon import has_phrase, lexicon, pairs
 from core.words import word_spans, words_of
 from extraction.candidates import Candidate
+from extraction.cues import cues_of
 from extraction.time_phrases import RELATIVE, TimePhrase, cued, time_phrases
-from extraction.updates import cues_of
 from extraction.verbs import base_form, base_of, past_tense, third_singular
 from memories.attributes import registry
 from memories.facets import facets_read

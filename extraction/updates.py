@@ -30,8 +30,9 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from core.lexicon import broader, group_heads, lexicon, names, pairs, tagged
+from core.lexicon import broader, group_heads, lexicon, names, pairs
 from core.words import words_of
+from extraction.cues import cue_phrases, cues_of, padded, says
 from memories.attributes import PRACTICE, attribute, registry
 from memories.facets import Facet, facets_read, subject_of
 
@@ -40,7 +41,6 @@ from memories.facets import Facet, facets_read, subject_of
 LINK_SIMILARITY = 0.6
 # What a place name is, for the linker ("in manchester now" and "lives in Bristol").
 PLACE = "place"
-_CUE_TAGS = ("ends", "starts", "corrects", "replaces")
 # How a fact of the user is linked to a fact of a person of theirs.
 THEIRS = "their person"
 
@@ -116,7 +116,7 @@ def content_lemmas(text: str) -> list[str]:
 def _denied_values(text: str) -> set[str]:
     """What a statement says it is not, after its value ("170 cm not 180", "A positive not O
     neg"): the content lemmas of the few words after "not"."""
-    words = _padded(text).split()
+    words = padded(text).split()
     found: set[str] = set()
     for at, word in enumerate(words):
         if word == "not":
@@ -158,41 +158,14 @@ def closure(lemmas: list[str]) -> set[str]:
     return found
 
 
-def _padded(text: str) -> str:
-    return f" {' '.join(part for word in words_of(text) for part in word.split('-'))} "
-
-
-@cache
-def _padded_lexicon(name: str) -> tuple[str, ...]:
-    """A lexicon's phrases as `_padded` writes them, longest first."""
-    return tuple(sorted((_padded(phrase) for phrase in lexicon(name)), key=len, reverse=True))
-
-
-@cache
-def _cues() -> dict[str, frozenset[str]]:
-    return tagged("change_cues", _CUE_TAGS)
-
-
-def cues_of(text: str) -> set[str]:
-    """Which change cues a text holds ("ends", "starts"), its exceptions taken out first
-    ("every now and then" announces nothing)."""
-    padded = _padded(text)
-    for exception in _padded_lexicon("change_cue_exceptions"):
-        padded = padded.replace(exception, " ")
-    return {tag for tag, phrases in _cues().items() if any(f" {p} " in padded for p in phrases)}
-
-
 @cache
 def _cue_words() -> frozenset[str]:
     return frozenset(
-        lemma(word) for phrases in _cues().values() for phrase in phrases for word in phrase.split()
+        lemma(word)
+        for phrases in cue_phrases().values()
+        for phrase in phrases
+        for word in phrase.split()
     )
-
-
-def _says(text: str, name: str) -> bool:
-    """Whether `text` holds a phrase of lexicon `name` (hyphenated words split)."""
-    padded = _padded(text)
-    return any(phrase in padded for phrase in _padded_lexicon(name))
 
 
 def _people_in(text: str) -> list[str]:
@@ -250,6 +223,13 @@ class Reading:
     scopes: frozenset[str]  # where it holds, when only there ("at work")
     # Its caption's cue words ("sell" of "User sells teapots"): not linked on, but the fact's.
     cued: frozenset[str] = frozenset()
+    # The user says it holds one value at a time ("User only wears black"): another value
+    # announced with a cue changes it, held for review (`cued_changes.cued_change`).
+    exclusive: bool = False
+    # A caption "User's <slot> is <value>": the slot's lemmas and the value's ("favourite
+    # food", "lasagna"), for two values of one slot the user says holds one.
+    slot: frozenset[str] = frozenset()
+    slot_value: frozenset[str] = frozenset()
 
 
 def _registry(facet: Facet) -> bool:
@@ -318,8 +298,8 @@ def reading(
         corrects="corrects" in cues or corrects,
         replaces="replaces" in cues,
         not_values=frozenset(() if negated else _denied_values(caption) | _denied_values(said)),
-        additive=_says(f"{caption} {said}", "additive_cues"),
-        wish=_says(f"{caption} {said}", "wishes"),
+        additive=says(f"{caption} {said}", "additive_cues"),
+        wish=says(f"{caption} {said}", "wishes"),
         doings=frozenset(
             (verb, frozenset(map(lemma, f.value.split())))
             for f in facets
@@ -332,7 +312,24 @@ def reading(
         value_kinds=frozenset(closure(sorted(values)) - values),
         scopes=frozenset(f.scope for f in facets if f.scope in lexicon("scopes")),
         cued=frozenset(w for w in said_in_caption if w in cue_words) - _stop_words(),
+        exclusive=says(caption, "exclusives"),
+        **_slot_of(caption),
     )
+
+
+# "User's favourite food is lasagna": whose, the slot, the value.
+_SLOT = re.compile(r"^User's (?P<slot>.+?) (?:is|are) (?P<value>.+)$")
+
+
+def _slot_of(caption: str) -> dict[str, frozenset[str]]:
+    """The slot and the value of a caption "User's <slot> is <value>" (none for another)."""
+    found = _SLOT.match(caption.rstrip("."))
+    if not found:
+        return {}
+    return {
+        "slot": frozenset(content_lemmas(found["slot"])),
+        "slot_value": frozenset(content_lemmas(found["value"])),
+    }
 
 
 @cache

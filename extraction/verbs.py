@@ -135,3 +135,9 @@ def past_of_gerund(word: str) -> str | None:
     if doubled and word.startswith(doubled):
         return f"{doubled}ed"
     return min(_pasts(base) - ({f"{doubled}ed"} if doubled else set()))
+
+
+def pasts_of(base: str) -> set[str]:
+    """The regular past tenses of a listed verb ("cancel": "cancelled", "canceled"); none for
+    a verb the table keeps irregular."""
+    return {past for past, of in _forms()["past"].items() if of == base}

@@ -8,9 +8,10 @@ import uuid
 import pytest
 
 from extraction.candidates import Candidate
+from extraction.cues import cues_of
 from extraction.grounding import candidates_ground
 from extraction.jobs import extraction_perform
-from extraction.updates import cues_of, lemma, link, reading, update
+from extraction.updates import lemma, link, reading, update
 from memories.models import Memory, ReviewItem
 from tests.scripted_llm import ScriptedLLM, fact
 

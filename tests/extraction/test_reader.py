@@ -124,7 +124,9 @@ def test_a_fragment_the_registry_recognises_is_read_as_the_users(user_says, capt
         ("as a nurse, what shoes survive 12 hour shifts?", ["User is a nurse"]),
         ("as a diabetic is fruit juice ok?", ["User is a diabetic"]),
         ("call me Sunny, everyone does", ["User goes by Sunny"]),
-        ("born and raised in Accra, now in Leeds", ["User grew up in Accra"]),
+        # The change said without a verb is the user's too.
+        ("born and raised in Accra, now in Leeds",
+         ["User grew up in Accra", "User is now in Leeds"]),
         ("swimming's my favourite way to relax", ["User's favourite way to relax is swimming"]),
     ],
 )  # fmt: skip

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from extraction.candidates import Candidate
+from extraction.cues import cues_of
 from extraction.decisions import KnownMemory, Neighbour, changes_found
 from extraction.jobs import extraction_perform
-from extraction.updates import cues_of, reading, update
+from extraction.updates import reading, update
 from memories.comparison import Verdict
 from memories.models import Memory, ReviewItem
 
