@@ -18,6 +18,7 @@ from core.lexicon import lexicon, tagged
 from core.words import words_of
 from extraction.chat_forms import apostrophes_restored
 from extraction.labels import label_joined, labelled
+from extraction.people import never_name
 from extraction.run_ons import run_ons_marked
 from extraction.since import fronted_events
 from extraction.verbs import past_tense
@@ -158,11 +159,14 @@ _APPOSITION = re.compile(r"(?<![\w,] )\b(\w[\w'-]*), ((?:my|our) \w+(?: \w+)?), 
 
 
 def _named_first(match: re.Match) -> str:
-    """ "Biscuit, my corgi, ..." as "my corgi Biscuit ..." when the relation is one of the
-    people or pets in a user's life (a closed class), so the clause keeps its subject."""
+    """ "Biscuit, my dog, ..." as "my dog Biscuit ..." when the relation is one of the people
+    or pets in a user's life (a closed class), or the name is written as one ("Biscuit, my
+    corgi"), so the clause keeps its subject."""
     relation = match.group(2).split(" ", 1)[1].lower()
-    if relation not in lexicon("people") and relation.split()[-1] not in lexicon("people"):
-        return match.group(0)
+    listed = relation in lexicon("people") or relation.split()[-1] in lexicon("people")
+    name = match.group(1)
+    if never_name(name.lower()) or (not listed and not name[:1].isupper()):
+        return match.group(0)  # a name as written ("Biscuit, my corgi, ...") names any thing
     return f"{match.group(2)} {match.group(1)} "
 
 

@@ -60,7 +60,9 @@ def _head(statement: str) -> str | None:
         at = 0  # "i'm allergic to nuts": the verb is in the subject
     elif (mention := mention_at(" ".join(tokens), 0)) is not None:
         at = mention.end
-    elif (at := _owned_copula(words)) is None:  # "my hobbies are climbing, chess and baking"
+    elif (owned := _owned_copula(words)) is not None:  # "my hobbies are climbing, chess and"
+        at = owned
+    else:
         return None
     if at >= len(words) or not (at == 0 or _verb(words[at])):
         return None

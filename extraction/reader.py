@@ -35,6 +35,7 @@ from extraction.clauses import opens_without_i, user_clauses, without_instructio
 from extraction.corrections import correcting, only_correcting
 from extraction.definite import definite_mine, relations_of
 from extraction.ellipsis import practice_restored
+from extraction.fragments import fragment
 from extraction.fronted import fronted
 from extraction.introductions import introductions
 from extraction.kept import caption_kept, caption_of, category
@@ -60,8 +61,7 @@ from extraction.places import there_placed
 from extraction.run_ons import time_trimmed
 from extraction.shared import same_as_before, shared
 from extraction.wording import tidy_caption
-from memories.attributes import PRACTICE, attribute
-from memories.facets import kind_of
+from memories.attributes import PRACTICE
 from memories.facets import read as read_facets
 
 logger = logging.getLogger(__name__)
@@ -166,80 +166,16 @@ def _in_first_person(part: str) -> str | None:
     if opens_without_i(words):
         negated = words[0] in {"not", "never"} and words[1:2] != ["been"]
         part = part[:1].lower() + part[1:] if words[0] in lexicon("negators") else part
-        described = _fragment(part) if len(words) > 2 and words[1] not in _BREAKS else None
+        described = fragment(part) if len(words) > 2 and words[1] not in _BREAKS else None
         if described and described.startswith(("I'm a ", "I'm an ")):
             return described  # "retired police officer": what the user is, not what they did
         return f"I'm {part}" if negated else f"I {part}"
     # "blood group B+ btw", "down to 84kg now"
-    return _fragment(part) or slots.in_passing(part) or subjectless.verbless_change(part)
+    return fragment(part) or slots.in_passing(part) or subjectless.verbless_change(part)
 
 
 # A word after a verb that opens its object or its time ("moved to", "retired last year").
 _BREAKS = lexicon("value_breaks") | lexicon("quantities")
-
-
-# What a fragment about the user may state: an attribute the registry closes by its values or
-# phrases. An open reading (a practice of some verb, a stray number read as an age, a noun's
-# "about") is no evidence that a fragment without a subject is about the user.
-_OPEN_READINGS = frozenset({"age", "likes", "about", "name"})
-
-
-def _fragment(part: str) -> str | None:
-    """A subjectless fragment the registry recognises, as the user's own clause ("backend dev
-    at Acme" is "I'm a backend dev at Acme", "no kids" is "I have no kids", "peanut allergy
-    here" is "I have peanut allergy"); None for any other fragment."""
-    words = part.split()
-    while words:
-        if " ".join(words[-2:]).lower().strip(",.!") in lexicon("fragment_tails"):
-            words = words[:-2]
-        elif words[-1].lower().strip(",.!") in lexicon("fragment_tails"):
-            words = words[:-1]
-        else:
-            break
-    if not words or len(words) > 8:
-        return None
-    text = " ".join(words).strip(" ,.!;:")
-    said = words_of(text)
-    if (
-        not said
-        # "shes vegan" with no one named before it, "it's a proper allergy": a pronoun's
-        # clause, about someone or something else.
-        or {word.split("'")[0] for word in said} & (lexicon("subject_pronouns") - {"i"} | {"it"})
-        or said[0] in lexicon("value_breaks")
-        or set(said)
-        & (
-            lexicon("negators")
-            | lexicon("auxiliaries")
-            | lexicon("first_person")
-            | {"is", "are", "was", "were", "am"}
-        )
-    ):
-        # A clause of its own ("one guest is vegan", "light mode hurts my eyes") or a place
-        # ("at sea level"), not a fragment about the user.
-        return None
-    # "no kids" is "I have no kids"; else what the user is ("night owl") or has ("a peanut
-    # allergy"), an open "has" (anything at all) aside.
-    article = "" if said[0] in {"a", "an", "the"} else "an " if text[0] in "aeiouAEIOU" else "a "
-    openings = ("I have ",) if said[0] == "no" else ("I'm ", f"I'm {article}", "I have ")
-    if any(f.attribute == "condition" for f in read_facets(f"User has {text}")):
-        openings = ("I'm ",) if text.lower() in lexicon("condition_states") else ("I have ",)
-    for opening in openings:
-        for facet in read_facets(caption_of(f"{opening}{text}")):
-            name = facet.attribute.split(":")[0]
-            if facet.subject != "user" or name in _OPEN_READINGS:
-                continue
-            stated = {f"is {text}".lower(), f"is {article}{text}".lower()}
-            if name == PRACTICE and not stated & set(attribute(name).fixed):
-                continue  # a practice only from a state the registry lists ("teetotal")
-            counted = said[0].isdigit() or said[0] in lexicon("numerals")
-            if name == "owns" and (
-                (facet.positive and not counted) or not _kind_of_person(facet.value)
-            ):
-                continue  # "has" anything at all; "no kids", "two daughters" but not "no pork"
-            if attribute(name).article and not opening.endswith(f" {article}"):
-                opening = f"I'm {article}"
-            return f"{opening}{text}"
-    return None
 
 
 @cache
@@ -308,11 +244,6 @@ def _their_person(words: list[str]) -> bool:
         facet.subject != "user" and facet.attribute.split(":")[0] not in {PRACTICE, "about"}
         for facet in read_facets(caption)
     )
-
-
-def _kind_of_person(value: str) -> bool:
-    """Whether a value names people or pets ("kids", "pets", "a cat")."""
-    return any(word in lexicon("people") or kind_of(word) != word for word in value.split())
 
 
 def _announces_change(part: str) -> bool:

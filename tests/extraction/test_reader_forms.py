@@ -135,3 +135,17 @@ def test_a_list_of_names_cut_at_its_commas_names_the_whole_group():
         "User keeps three hens",
         "User's hens are called Dot, Flo and Peggy",
     ]
+
+
+@pytest.mark.parametrize(
+    ("user_says", "captions"),
+    [
+        ("Pickle, my cockatiel, screams at 6am", ["User's cockatiel Pickle screams at 6am"]),
+        ("pickle, my cockatiel, screams at 6am", []),
+        ("Honestly, my landlord, a nightmare", []),
+    ],
+)
+def test_a_name_before_my_thing_names_it_and_a_verb_of_someone_elses_is_never_the_users(
+    user_says, captions
+):
+    assert _read(user_says) == captions

@@ -1,0 +1,84 @@
+"""A subjectless fragment the registry recognises, read as the user's own clause: "backend
+dev at Acme" is "I'm a backend dev at Acme", "no kids" is "I have no kids", "peanut allergy
+here" is "I have peanut allergy". Any other fragment, a clause of its own ("one guest is
+vegan") or someone else's ("shes vegan", "hates the vet"), is not the user's.
+"""
+
+from __future__ import annotations
+
+from core.lexicon import lexicon
+from core.words import words_of
+from extraction.kept import caption_of
+from extraction.verbs import third_singular
+from memories.attributes import PRACTICE, attribute
+from memories.facets import kind_of
+from memories.facets import read as read_facets
+
+# What a fragment about the user may state: an attribute the registry closes by its values or
+# phrases. An open reading (a practice of some verb, a stray number read as an age, a noun's
+# "about") is no evidence that a fragment without a subject is about the user.
+_OPEN_READINGS = frozenset({"age", "likes", "about", "name"})
+
+
+def fragment(part: str) -> str | None:
+    """A subjectless fragment the registry recognises, as the user's own clause ("backend dev
+    at Acme" is "I'm a backend dev at Acme", "no kids" is "I have no kids", "peanut allergy
+    here" is "I have peanut allergy"); None for any other fragment."""
+    words = part.split()
+    while words:
+        if " ".join(words[-2:]).lower().strip(",.!") in lexicon("fragment_tails"):
+            words = words[:-2]
+        elif words[-1].lower().strip(",.!") in lexicon("fragment_tails"):
+            words = words[:-1]
+        else:
+            break
+    if not words or len(words) > 8:
+        return None
+    text = " ".join(words).strip(" ,.!;:")
+    said = words_of(text)
+    if (
+        not said
+        # "hates the vet": a verb of someone else's; "shes vegan" with no one named before it,
+        # "it's a proper allergy": a pronoun's clause, about someone or something else.
+        or third_singular(said[0])
+        or {word.split("'")[0] for word in said} & (lexicon("subject_pronouns") - {"i"} | {"it"})
+        or said[0] in lexicon("value_breaks")
+        or set(said)
+        & (
+            lexicon("negators")
+            | lexicon("auxiliaries")
+            | lexicon("first_person")
+            | {"is", "are", "was", "were", "am"}
+        )
+    ):
+        # A clause of its own ("one guest is vegan", "light mode hurts my eyes") or a place
+        # ("at sea level"), not a fragment about the user.
+        return None
+    # "no kids" is "I have no kids"; else what the user is ("night owl") or has ("a peanut
+    # allergy"), an open "has" (anything at all) aside.
+    article = "" if said[0] in {"a", "an", "the"} else "an " if text[0] in "aeiouAEIOU" else "a "
+    openings = ("I have ",) if said[0] == "no" else ("I'm ", f"I'm {article}", "I have ")
+    if any(f.attribute == "condition" for f in read_facets(f"User has {text}")):
+        openings = ("I'm ",) if text.lower() in lexicon("condition_states") else ("I have ",)
+    for opening in openings:
+        for facet in read_facets(caption_of(f"{opening}{text}")):
+            name = facet.attribute.split(":")[0]
+            if facet.subject != "user" or name in _OPEN_READINGS:
+                continue
+            stated = {f"is {text}".lower(), f"is {article}{text}".lower()}
+            if name == PRACTICE and not stated & set(attribute(name).fixed):
+                continue  # a practice only from a state the registry lists ("teetotal")
+            counted = said[0].isdigit() or said[0] in lexicon("numerals")
+            if name == "owns" and (
+                (facet.positive and not counted) or not kind_of_person(facet.value)
+            ):
+                continue  # "has" anything at all; "no kids", "two daughters" but not "no pork"
+            if attribute(name).article and not opening.endswith(f" {article}"):
+                opening = f"I'm {article}"
+            return f"{opening}{text}"
+    return None
+
+
+def kind_of_person(value: str) -> bool:
+    """Whether a value names people or pets ("kids", "pets", "a cat")."""
+    return any(word in lexicon("people") or kind_of(word) != word for word in value.split())
