@@ -18,6 +18,7 @@ from integrations.embeddings import (
 )
 from recall.domains import need, shaped_need
 from recall.index import UserIndex
+from recall.lexical import generic_terms
 
 MODES = ("vector", "lexical", "hybrid", "llm", "hybrid+llm")
 
@@ -56,6 +57,12 @@ class RankingParams:
     # (-inf) for the hashing embedder, whose cosines measure shared words, not meaning: a
     # memory sharing none sits at noise around 0 whatever it is about.
     need_z: float = 0.0
+    # Two independent signals must agree: a domain the prompt's vector needs too (`Query.agreed`)
+    # and a memory of it at least as close as the user's average memory; or a domain named
+    # only by a word of the prompt and a memory standing out this far above the user's mean
+    # cosine ("tips for my first marathon" uses a word of health, and "User has RSI in his
+    # wrist" is no closer to it than the user's other memories). Off with `need_z`.
+    word_need_z: float = 1.0
     # A kind of fact that shapes answers (recall.shaping) matched this well on both sides, the
     # prompt's request and the memory's fact, is evidence of its own: the memory clears the
     # floor from this far below the user's mean cosine to the prompt.
@@ -89,12 +96,13 @@ def params_for(model_id: str) -> RankingParams:
     if model_id not in _FLOORS:
         return DEFAULT_PARAMS
     strong, weak = _FLOORS[model_id]
-    need_z = -np.inf if model_id == HASHING_MODEL_ID else DEFAULT_PARAMS.need_z
+    hashing = model_id == HASHING_MODEL_ID
     return replace(
         DEFAULT_PARAMS,
         strong_cosine=strong,
         weak_cosine=weak,
-        need_z=need_z,
+        need_z=-np.inf if hashing else DEFAULT_PARAMS.need_z,
+        word_need_z=-np.inf if hashing else DEFAULT_PARAMS.word_need_z,
     )
 
 
@@ -146,6 +154,9 @@ class Query:
     general: bool = False
     # (D,) how much the prompt belongs to each life domain (recall.domains).
     domains: np.ndarray | None = None
+    # (D,) the part of `domains` the prompt's vector supports (recall.domains.agreed); None
+    # without a vector.
+    agreed: np.ndarray | None = None
     # About the user themself, naming none of their people (recall.domains.about_self).
     about_self: bool = False
     # A general question about an event naming none (recall.domains.episodic).
@@ -177,15 +188,20 @@ def rank(
         cosine = index.vectors @ vector
     needed = None
     shaped = None
+    by_meaning = None
     base = None
     if mode == "hybrid" and query.personal and query.domains is not None:
         needed = need(query.domains, index.domains)
         shaped = shaped_need(query.domains, index.domains)
+        if query.agreed is not None:
+            by_meaning = need(query.agreed, index.domains)
         if query.about_self:
             # A prompt about the user themself needs their own facts of its domains, not
             # their people's ("tips for my first marathon": not the mother's allergy).
             needed = np.where(index.others, 0.0, needed)
             shaped = np.where(index.others, 0.0, shaped)
+            if by_meaning is not None:
+                by_meaning = np.where(index.others, 0.0, by_meaning)
 
     if mode == "lexical":
         scores = lexical
@@ -209,16 +225,25 @@ def rank(
             # practice?") may be one of the user's life: only a memory this close tells it is.
             strong = cosine >= params.episodic_cosine
         else:
+            # A shared word is evidence only when it is not one every caption uses ("name" of
+            # "what should I name my sourdough starter" and of "User's name is Ines").
+            specific = index.bm25([t for t in query.terms if t not in generic_terms()])
             strong = (cosine >= params.strong_cosine) | (
-                (cosine >= params.weak_cosine) & (lexical > 0)
+                (cosine >= params.weak_cosine) & (specific > 0)
             )
         if needed is not None:
             # A personal request reaches what its domains need, even without a shared word.
             z = (cosine - cosine.mean()) / max(float(cosine.std()), 1e-6)
+            agreeing = (
+                z >= params.word_need_z
+                if by_meaning is None
+                else (by_meaning >= params.need_floor) | (z >= params.word_need_z)
+            )
             strong |= (
                 (needed >= params.need_floor)
                 & (cosine >= params.need_cosine)
                 & (z >= params.need_z)
+                & agreeing
             )
             if shaped is not None:
                 strong |= (shaped >= params.shaped_floor) & (z >= params.shaped_z)

@@ -15,6 +15,7 @@ from core.words import stem, words_of
 from integrations.embeddings import EmbeddingError, embed_query
 from recall.domains import (
     about_self,
+    agreed,
     asked_as_question,
     asks_by_meaning,
     episodic,
@@ -89,6 +90,7 @@ def memory_ranked(
         personal=personal,
         general=general,
         domains=wanted,
+        agreed=agreed(wanted, meaning),
         about_self=about_self(prompt, index.people_names, people_need(meaning)),
         episodic=general and episodic(prompt),
     )
