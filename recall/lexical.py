@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from core.lexicon import lexicon
+from core.lexicon import group_heads, lexicon
 from core.words import stem, words_of
 
 # Function words and question words: they carry no topic, and in prompts ("what did I say
@@ -36,3 +36,22 @@ def generic_terms() -> frozenset[str]:
     """The stems of the words captions hold around any value (`generic_words`: "name",
     "likes", "lives"): a prompt sharing only these with a memory shares no topic with it."""
     return frozenset(stem(word) for word in lexicon("generic_words"))
+
+
+def person_words(text: str) -> frozenset[str]:
+    """The words of `text` that may name one of the user's people: each word, without a
+    possessive "'s", as `same_words` heads it ("mother" and "mom" are "mum", "pup" is "dog")."""
+    heads = group_heads("same_words")
+    found = (word.removesuffix("'s").removesuffix("'") for word in words_of(text))
+    return frozenset(heads.get(word, word) for word in found)
+
+
+def people_named(text: str, people_names: frozenset[str]) -> frozenset[str]:
+    """Whom of the user's people a prompt names, as `person_words` heads them: a relation of
+    `people` ("my mate's party", "my mother") or a name the user's memories give one of them.
+    Empty when it names a group (`people_plural`: "the kids" may be "User's son"), where
+    the words cannot tell whose facts it needs."""
+    words = {word.removesuffix("'s").removesuffix("'") for word in words_of(text)}
+    if words & lexicon("people_plural"):
+        return frozenset()
+    return person_words(" ".join(words & (lexicon("people") | people_names)))

@@ -74,6 +74,10 @@ class RankingParams:
     # A prompt about the user themself ("where do i live?") is answered by the user's own
     # facts: a fact about one of their people keeps this share of its score (ranking only).
     others_weight: float = 0.25
+    # ... and a prompt naming some of them ("my mate's party") ranks the facts about the
+    # others at this share: it may still need them ("the anniversary of mum's death" needs
+    # the father's), less often than a prompt about the user alone.
+    unnamed_weight: float = 0.5
 
 
 DEFAULT_PARAMS = RankingParams()
@@ -159,6 +163,9 @@ class Query:
     agreed: np.ndarray | None = None
     # About the user themself, naming none of their people (recall.domains.about_self).
     about_self: bool = False
+    # The user's people the prompt names (recall.lexical.people_named): "can I eat the
+    # cheesecake at my mate's party" is about the user and a mate, not their dog.
+    named: frozenset[str] = frozenset()
     # A general question about an event naming none (recall.domains.episodic).
     episodic: bool = False
 
@@ -189,6 +196,7 @@ def rank(
     needed = None
     shaped = None
     by_meaning = None
+    elsewhere = _elsewhere(index, query)
     base = None
     if mode == "hybrid" and query.personal and query.domains is not None:
         needed = need(query.domains, index.domains)
@@ -263,9 +271,10 @@ def rank(
         if needed is not None:
             base = base + params.need_weight * needed
         scores = _context_boost(index, base, params)
-        if query.about_self and params.others_weight < 1:
+        if elsewhere is not None:
+            weight = params.others_weight if query.about_self else params.unnamed_weight
             positive = np.maximum(scores, 0)
-            scores = scores - (1 - params.others_weight) * positive * index.others
+            scores = scores - (1 - weight) * positive * elsewhere
         candidates = np.arange(index.size) if allowed is None else np.flatnonzero(allowed)
     if candidates.size == 0:
         return _empty({"reason": "no shared word", "mode": mode} if explain else None)
@@ -280,6 +289,22 @@ def rank(
             _signals(row, scores, base, lexical, cosine, index, params, needed) for row in order
         )
     return Ranked(rows=order, scores=bounded(ordered), signals=signals)
+
+
+def _elsewhere(index: UserIndex, query: Query) -> np.ndarray | None:
+    """The rows about people the prompt is not about: all of the user's people for a prompt
+    about the user themself, those it does not name for one naming some; None when the
+    prompt may be about any of them."""
+    if query.about_self:
+        return index.others
+    if not query.named or not index.others.any():
+        return None
+    elsewhere = index.others.copy()
+    for word in query.named:
+        rows = index.whom.get(word)
+        if rows is not None:
+            elsewhere[rows] = False
+    return elsewhere
 
 
 def bounded(raw: np.ndarray) -> np.ndarray:

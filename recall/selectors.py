@@ -28,7 +28,7 @@ from recall.domains import (
     reading,
 )
 from recall.index import UserIndex
-from recall.lexical import tokenize
+from recall.lexical import people_named, tokenize
 from recall.ranking import MODES, Query, Ranked, rank
 
 logger = logging.getLogger(__name__)
@@ -91,7 +91,8 @@ def memory_ranked(
         general=general,
         domains=wanted,
         agreed=agreed(wanted, meaning),
-        about_self=about_self(prompt, index.people_names, people_need(meaning)),
+        about_self=(own := about_self(prompt, index.people_names, people_need(meaning))),
+        named=frozenset() if own else people_named(prompt, index.people_names),
         episodic=general and episodic(prompt),
     )
     ranked = rank(
