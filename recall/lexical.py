@@ -55,3 +55,21 @@ def people_named(text: str, people_names: frozenset[str]) -> frozenset[str]:
     if words & lexicon("people_plural"):
         return frozenset()
     return person_words(" ".join(words & (lexicon("people") | people_names)))
+
+
+# Words before a relation that make it someone's in particular: "how old are the twins?" asks
+# of the user's twins, "why do twins run in families?" of anyone's.
+_PARTICULAR = frozenset({"the", "my", "our", "his", "her", "their"})
+
+
+def relations_held(text: str) -> frozenset[str]:
+    """The relations a prompt names as someone's in particular ("the twins", "my mum's"), as
+    `person_words` heads them: a question about them is about the user's world when the
+    user's memories hold that relation."""
+    words = words_of(text)
+    found = {
+        word.removesuffix("'s").removesuffix("'")
+        for before, word in zip(words, words[1:], strict=False)
+        if before in _PARTICULAR and word.removesuffix("'s").removesuffix("'") in lexicon("people")
+    }
+    return person_words(" ".join(found))

@@ -28,7 +28,7 @@ from recall.domains import (
     reading,
 )
 from recall.index import UserIndex
-from recall.lexical import people_named, tokenize
+from recall.lexical import people_named, relations_held, tokenize
 from recall.ranking import MODES, Query, Ranked, rank
 
 logger = logging.getLogger(__name__)
@@ -83,6 +83,7 @@ def memory_ranked(
         any(_named_in(index, name) for name in set(names(prompt)) - full_names)
         or index.people_names
         & ({word.removesuffix("'s") for word in words_of(prompt)} - {n.lower() for n in full_names})
+        or bool(relations_held(prompt) & index.whom.keys())
     )
     query = Query(
         vector=query_vector,
