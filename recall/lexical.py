@@ -40,10 +40,11 @@ def generic_terms() -> frozenset[str]:
 
 def person_words(text: str) -> frozenset[str]:
     """The words of `text` that may name one of the user's people: each word, without a
-    possessive "'s", as `same_words` heads it ("mother" and "mom" are "mum", "pup" is "dog")."""
-    heads = group_heads("same_words")
+    possessive "'s", as `relation_groups` heads it ("wife" and "spouse" are "partner") or else
+    `same_words` ("pup" is "dog")."""
+    same, relation = group_heads("same_words"), group_heads("relation_groups")
     found = (word.removesuffix("'s").removesuffix("'") for word in words_of(text))
-    return frozenset(heads.get(word, word) for word in found)
+    return frozenset(relation.get(word, same.get(word, word)) for word in found)
 
 
 def people_named(text: str, people_names: frozenset[str]) -> frozenset[str]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from core.lexicon import lexicon
 from integrations.embeddings import (
     HASHING_MODEL_ID,
     LOCAL_MODEL_ID,
@@ -203,13 +204,13 @@ def rank(
         shaped = shaped_need(query.domains, index.domains)
         if query.agreed is not None:
             by_meaning = need(query.agreed, index.domains)
-        if query.about_self:
+        if query.about_self and elsewhere is not None:
             # A prompt about the user themself needs their own facts of its domains, not
             # their people's ("tips for my first marathon": not the mother's allergy).
-            needed = np.where(index.others, 0.0, needed)
-            shaped = np.where(index.others, 0.0, shaped)
+            needed = np.where(elsewhere, 0.0, needed)
+            shaped = np.where(elsewhere, 0.0, shaped)
             if by_meaning is not None:
-                by_meaning = np.where(index.others, 0.0, by_meaning)
+                by_meaning = np.where(elsewhere, 0.0, by_meaning)
 
     if mode == "lexical":
         scores = lexical
@@ -272,9 +273,19 @@ def rank(
             base = base + params.need_weight * needed
         scores = _context_boost(index, base, params)
         if elsewhere is not None:
+            # The user's people a prompt about the user does not name rank after their own
+            # facts; the animals they keep, and the people a prompt naming others leaves out,
+            # less far (each may still be what it needs).
             weight = params.others_weight if query.about_self else params.unnamed_weight
+            kept = index.others & ~elsewhere if query.about_self else np.zeros_like(elsewhere)
+            if query.named:
+                kept &= ~_rows(index, query.named)
             positive = np.maximum(scores, 0)
-            scores = scores - (1 - weight) * positive * elsewhere
+            scores = (
+                scores
+                - (1 - weight) * positive * elsewhere
+                - (1 - params.unnamed_weight) * positive * kept
+            )
         candidates = np.arange(index.size) if allowed is None else np.flatnonzero(allowed)
     if candidates.size == 0:
         return _empty({"reason": "no shared word", "mode": mode} if explain else None)
@@ -292,19 +303,26 @@ def rank(
 
 
 def _elsewhere(index: UserIndex, query: Query) -> np.ndarray | None:
-    """The rows about people the prompt is not about: all of the user's people for a prompt
-    about the user themself, those it does not name for one naming some; None when the
-    prompt may be about any of them."""
-    if query.about_self:
-        return index.others
-    if not query.named or not index.others.any():
+    """The rows about people the prompt is not about: the user's people (not the animals they
+    keep) for a prompt about the user themself, those it does not name for one naming some;
+    None when the prompt may be about any of them."""
+    if not (query.about_self or query.named) or not index.others.any():
         return None
-    elsewhere = index.others.copy()
-    for word in query.named:
+    # The animals the user keeps share their home and plans: a prompt about the user is
+    # about them too ("rewiring the lamps" and the rabbits that chew cables).
+    return index.others & ~_rows(
+        index, query.named | (lexicon("animals") if query.about_self else frozenset())
+    )
+
+
+def _rows(index: UserIndex, words: frozenset[str]) -> np.ndarray:
+    """(n,) whether each row is about one of the people or animals `words` name."""
+    found = np.zeros(index.size, dtype=bool)
+    for word in words:
         rows = index.whom.get(word)
         if rows is not None:
-            elsewhere[rows] = False
-    return elsewhere
+            found[rows] = True
+    return found
 
 
 def bounded(raw: np.ndarray) -> np.ndarray:
