@@ -398,6 +398,14 @@ def reading(prompt: str) -> tuple[bool, bool]:
     return (not general and asks), general
 
 
+def asks_judgement(prompt: str) -> bool:
+    """Whether the prompt asks for a judgement of something for the one asking ("is it safe
+    for me to use the sauna", "is the new phone worth it"): a question using a word of
+    `judgements`. Its answer turns on the user's standing facts, whatever words it uses."""
+    own = _own_words(prompt).strip().rstrip("?!. ").strip()
+    return asked_as_question(own) and bool(set(words_of(own)) & lexicon("judgements"))
+
+
 def episodic(prompt: str) -> bool:
     """Whether a question asks about an event without naming any: what happened ("what was
     discussed in the workshop?", "what area was hit by a flood?") or when something happens

@@ -21,7 +21,6 @@ import threading
 import uuid
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
-from functools import cache as memoised
 from datetime import date, datetime
 
 import numpy as np
@@ -30,12 +29,11 @@ from django.core.cache.backends.dummy import DummyCache
 from django.core.cache.backends.locmem import LocMemCache
 from django.db import connection
 
-from core.lexicon import lexicon
 from integrations.embeddings import current_model_id
-from memories.facets import subject_of
 from memories.models import EndUser, Memory
 from recall.domains import FINGERPRINT, membership
-from recall.lexical import person_words, tokenize
+from recall.lexical import tokenize
+from recall.people import about_whom, names_of, whom_rows
 
 logger = logging.getLogger(__name__)
 
@@ -176,8 +174,10 @@ def index_build(
     about = [about_whom(caption) for caption in captions]
     others = np.array([bool(words) for words in about], dtype=bool)
     people_names = frozenset(
-        word for caption, words in zip(captions, about, strict=True) for word in words
-        if word in _names_of(caption)
+        word
+        for caption, words in zip(captions, about, strict=True)
+        for word in words
+        if word in names_of(caption)
     )
     return UserIndex(
         end_user_id=end_user_id,
@@ -201,7 +201,7 @@ def index_build(
         ),
         others=others,
         people_names=people_names,
-        whom=_whom(about),
+        whom=whom_rows(about),
         valid_from=times[:, 0],
         valid_to=times[:, 1],
         stated=times[:, 2],
@@ -212,63 +212,6 @@ def index_build(
 HUB_NEIGHBOURS = 20
 # The name a caption opens with: "Caroline" of "Caroline: ..." (a turn) and of "Caroline's ...".
 _SUBJECT = re.compile(r"[^\W\d_]+")
-# How many words may qualify a relation before it ("User's four rescue hens", "User's family
-# pony Bramble") and the words that join its names ("Arjun and Maya", "are Latke and ...").
-RELATION_WITHIN = 4
-_NAME_JOINERS = frozenset({"and", "&", "are", "is", "called", "named"})
-
-
-def about_whom(caption: str) -> frozenset[str]:
-    """Whom of the user's people a caption is about, as `person_words` heads them: its
-    relation and the names it gives them ("User's twins Arjun and Maya are six": twins, arjun,
-    maya); empty for a fact about the user. `subject_of` reads the relation; a relation after
-    a few qualifying words ("User's indoor rabbits Pepper and Salt") is read here too."""
-    subject = subject_of(caption)
-    tokens = caption.split()
-    if not tokens or not tokens[0].lower().startswith("user"):
-        return frozenset() if subject == "user" else person_words(subject)
-    relation = None
-    previous = ""
-    for at, token in enumerate(tokens[1 : 1 + RELATION_WITHIN], start=1):
-        word = token.lower().strip(",.;:")
-        if word in lexicon("generic_words") or token[0].isupper():
-            break  # a verb ("is", "lives") or a name: the relation, if any, came before
-        if word in lexicon("people") or f"{previous} {word}" in lexicon("people"):
-            relation = at
-        previous = word
-    if relation is None:
-        return frozenset() if subject == "user" else person_words(subject)
-    names = []
-    for token in tokens[relation + 1 :]:
-        word = token.strip(",.;:'")
-        if word.lower() in _NAME_JOINERS:
-            continue
-        if not (word[:1].isupper() and word[1:].islower() and word.isalpha()):
-            break
-        names.append(word.lower())
-    found = person_words(" ".join(tokens[1 : relation + 1]))
-    return frozenset((found & _person_heads()) | set(names))
-
-
-def _names_of(caption: str) -> frozenset[str]:
-    """The capitalised words of a caption past its first, lower-cased."""
-    return frozenset(
-        token.strip(",.;:'").lower() for token in caption.split()[1:] if token[:1].isupper()
-    )
-
-
-@memoised
-def _person_heads() -> frozenset[str]:
-    return person_words(" ".join(lexicon("people")))
-
-
-def _whom(about: list[frozenset[str]]) -> dict[str, np.ndarray]:
-    """Each word naming one of the user's people -> the rows about them."""
-    rows: dict[str, list[int]] = {}
-    for row, words in enumerate(about):
-        for word in words:
-            rows.setdefault(word, []).append(row)
-    return {word: np.array(found, dtype=np.int64) for word, found in rows.items()}
 
 
 def _hubness(vectors: np.ndarray) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from core.lexicon import group_heads, lexicon
+from core.lexicon import lexicon
 from core.words import stem, words_of
 
 # Function words and question words: they carry no topic, and in prompts ("what did I say
@@ -36,41 +36,3 @@ def generic_terms() -> frozenset[str]:
     """The stems of the words captions hold around any value (`generic_words`: "name",
     "likes", "lives"): a prompt sharing only these with a memory shares no topic with it."""
     return frozenset(stem(word) for word in lexicon("generic_words"))
-
-
-def person_words(text: str) -> frozenset[str]:
-    """The words of `text` that may name one of the user's people: each word, without a
-    possessive "'s", as `relation_groups` heads it ("wife" and "spouse" are "partner") or else
-    `same_words` ("pup" is "dog")."""
-    same, relation = group_heads("same_words"), group_heads("relation_groups")
-    found = (word.removesuffix("'s").removesuffix("'") for word in words_of(text))
-    return frozenset(relation.get(word, same.get(word, word)) for word in found)
-
-
-def people_named(text: str, people_names: frozenset[str]) -> frozenset[str]:
-    """Whom of the user's people a prompt names, as `person_words` heads them: a relation of
-    `people` ("my mate's party", "my mother") or a name the user's memories give one of them.
-    Empty when it names a group (`people_plural`: "the kids" may be "User's son"), where
-    the words cannot tell whose facts it needs."""
-    words = {word.removesuffix("'s").removesuffix("'") for word in words_of(text)}
-    if words & lexicon("people_plural"):
-        return frozenset()
-    return person_words(" ".join(words & (lexicon("people") | people_names)))
-
-
-# Words before a relation that make it someone's in particular: "how old are the twins?" asks
-# of the user's twins, "why do twins run in families?" of anyone's.
-_PARTICULAR = frozenset({"the", "my", "our", "his", "her", "their"})
-
-
-def relations_held(text: str) -> frozenset[str]:
-    """The relations a prompt names as someone's in particular ("the twins", "my mum's"), as
-    `person_words` heads them: a question about them is about the user's world when the
-    user's memories hold that relation."""
-    words = words_of(text)
-    found = {
-        word.removesuffix("'s").removesuffix("'")
-        for before, word in zip(words, words[1:], strict=False)
-        if before in _PARTICULAR and word.removesuffix("'s").removesuffix("'") in lexicon("people")
-    }
-    return person_words(" ".join(found))

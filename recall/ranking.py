@@ -62,7 +62,8 @@ class RankingParams:
     # and a memory of it at least as close as the user's average memory; or a domain named
     # only by a word of the prompt and a memory standing out this far above the user's mean
     # cosine ("tips for my first marathon" uses a word of health, and "User has RSI in his
-    # wrist" is no closer to it than the user's other memories). Off with `need_z`.
+    # wrist" is no closer to it than the user's other memories), unless the prompt asks for a
+    # judgement for the user (`Query.judgement`). Off with `need_z`.
     word_need_z: float = 1.0
     # A kind of fact that shapes answers (recall.shaping) matched this well on both sides, the
     # prompt's request and the memory's fact, is evidence of its own: the memory clears the
@@ -164,6 +165,9 @@ class Query:
     agreed: np.ndarray | None = None
     # About the user themself, naming none of their people (recall.domains.about_self).
     about_self: bool = False
+    # A question asking for a judgement for the user ("is it safe for me to use the sauna at
+    # the gym?", recall.domains.asks_judgement): a domain its words name is evidence enough.
+    judgement: bool = False
     # The user's people the prompt names (recall.lexical.people_named): "can I eat the
     # cheesecake at my mate's party" is about the user and a mate, not their dog.
     named: frozenset[str] = frozenset()
@@ -243,11 +247,9 @@ def rank(
         if needed is not None:
             # A personal request reaches what its domains need, even without a shared word.
             z = (cosine - cosine.mean()) / max(float(cosine.std()), 1e-6)
-            agreeing = (
-                z >= params.word_need_z
-                if by_meaning is None
-                else (by_meaning >= params.need_floor) | (z >= params.word_need_z)
-            )
+            agreeing = (z >= params.word_need_z) | query.judgement
+            if by_meaning is not None:
+                agreeing = agreeing | (by_meaning >= params.need_floor)
             strong |= (
                 (needed >= params.need_floor)
                 & (cosine >= params.need_cosine)

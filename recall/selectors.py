@@ -18,6 +18,7 @@ from recall.domains import (
     agreed,
     asked_as_question,
     asks_by_meaning,
+    asks_judgement,
     episodic,
     full_name_firsts,
     given_names,
@@ -28,7 +29,8 @@ from recall.domains import (
     reading,
 )
 from recall.index import UserIndex
-from recall.lexical import people_named, relations_held, tokenize
+from recall.lexical import tokenize
+from recall.people import people_named, relations_held
 from recall.ranking import MODES, Query, Ranked, rank
 
 logger = logging.getLogger(__name__)
@@ -92,6 +94,7 @@ def memory_ranked(
         general=general,
         domains=wanted,
         agreed=agreed(wanted, meaning),
+        judgement=personal and asks_judgement(prompt),
         about_self=(own := about_self(prompt, index.people_names, people_need(meaning))),
         named=frozenset() if own else people_named(prompt, index.people_names),
         episodic=general and episodic(prompt),
