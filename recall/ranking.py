@@ -250,6 +250,11 @@ def rank(
             agreeing = (z >= params.word_need_z) | query.judgement
             if by_meaning is not None:
                 agreeing = agreeing | (by_meaning >= params.need_floor)
+            if query.named and elsewhere is not None:
+                # A prompt naming some of the user's people is about them: a fact about
+                # another does not make it about the user's world through a domain ("my
+                # puppy" and the mother's shellfish allergy), though it may rank if it is.
+                agreeing = agreeing & ~elsewhere
             strong |= (
                 (needed >= params.need_floor)
                 & (cosine >= params.need_cosine)
@@ -257,7 +262,10 @@ def rank(
                 & agreeing
             )
             if shaped is not None:
-                strong |= (shaped >= params.shaped_floor) & (z >= params.shaped_z)
+                shaped_reach = (shaped >= params.shaped_floor) & (z >= params.shaped_z)
+                if query.named and elsewhere is not None:
+                    shaped_reach &= ~elsewhere
+                strong |= shaped_reach
         if allowed is not None:
             strong &= allowed
         if not strong.any():
