@@ -64,7 +64,7 @@ def about_whom(caption: str) -> frozenset[str]:
     a few qualifying words ("User's indoor rabbits Pepper and Salt") is read here too."""
     subject = subject_of(caption)
     tokens = caption.split()
-    if not tokens or not tokens[0].lower().startswith("user"):
+    if not tokens or tokens[0].lower().replace("\u2019", "'") != "user's":
         return frozenset() if subject == "user" else person_words(subject)
     relation = None
     previous = ""
