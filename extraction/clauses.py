@@ -17,7 +17,9 @@ from functools import cache
 from core.lexicon import lexicon, tagged
 from core.words import words_of
 from extraction.chat_forms import apostrophes_restored
+from extraction.labels import label_joined, labelled
 from extraction.run_ons import run_ons_marked
+from extraction.since import fronted_events
 from extraction.verbs import past_tense
 from extraction.wording import symbols_read, third_person, tidy_caption
 from memories.facets import read as read_facets
@@ -84,7 +86,11 @@ def _keys_joined(clauses: list[str]) -> list[str]:
     ...") stays apart, so the statement after it opens its clause."""
     joined: list[str] = []
     for clause in clauses:
-        if joined and joined[-1].rstrip().endswith(":") and len(words_of(joined[-1])) < 2:
+        if (
+            joined
+            and joined[-1].rstrip().endswith(":")
+            and (len(words_of(joined[-1])) < 2 or label_joined(joined[-1], clause))
+        ):
             joined[-1] += clause
         else:
             joined.append(clause)
@@ -160,6 +166,53 @@ def _named_first(match: re.Match) -> str:
     return f"{match.group(2)} {match.group(1)} "
 
 
+# "my sister, a nurse in Leeds, is visiting": a description between commas after someone or
+# something of the user's, with the sentence going on after it.
+_DESCRIBED = re.compile(
+    r"\b((?:my|our) (?:[\w'-]+ ){0,2}?[\w'-]+), ((?:a|an) [^,.!?;:\n]{1,60}?), (?=\w)", re.I
+)
+_SENTENCE_END = re.compile(r"[.!?\n]|$")
+
+
+# "I'm Jordan, a 28-year-old designer living in Austin": the description after the user's
+# name is what they are, a sentence of its own ("I'm Jordan. I'm a 28-year-old designer ...").
+_NAMED_DESCRIBED = re.compile(r"\b((?i:i'm|i am)) ([A-Z][\w'-]+), (?=(?:a|an) )")
+
+
+# "Emma (8) and Noah (5)": a name with the age in brackets after it.
+_AGED = re.compile(r"\b((?:(?:my|our) [\w'-]+ )?)([A-Z][\w'-]+) \((\d{1,3})\)")
+
+
+def _ages_moved(content: str) -> str:
+    """The content with each age in brackets after a name said after its sentence ("two kids,
+    Emma (8) and Noah (5)." is "two kids, Emma and Noah. Emma is 8. Noah is 5.", "my son Leo
+    (6)" "my son Leo ... my son Leo is 6."): in brackets it cut the list, and the names and
+    ages were lost."""
+    while match := _AGED.search(content):
+        end = _SENTENCE_END.search(content, match.end()).start()  # type: ignore[union-attr]
+        ages = [f"{m[1]}{m[2]} is {m[3]}." for m in _AGED.finditer(content[:end])]
+        sentence = _AGED.sub(r"\1\2", content[:end]).rstrip()
+        content = f"{sentence}. {' '.join(ages)}{content[end:].lstrip('.')}"
+    return content
+
+
+def _descriptions_moved(content: str) -> str:
+    """The content with each description of one of the user's people moved after its sentence
+    ("my sister, a nurse in Leeds, is visiting" is "my sister is visiting. my sister is a nurse
+    in Leeds."): between commas it reads as a clause of its own, the user's ("User is a nurse
+    in Leeds"), and the sentence's verb loses its subject ("my car, a 2009 fiat, broke down"
+    read "User broke down")."""
+    content = _NAMED_DESCRIBED.sub(lambda m: f"{m.group(1)} {m.group(2)}. I'm ", content)
+    at = 0
+    while match := _DESCRIBED.search(content, at):
+        end = _SENTENCE_END.search(content, match.end()).start()  # type: ignore[union-attr]
+        rest = content[match.end() : end].rstrip()
+        moved = f"{match.group(1)} {rest}. {match.group(1)} is {match.group(2)}."
+        content = content[: match.start()] + moved + content[end:].lstrip(".")
+        at = match.start() + len(moved)
+    return content
+
+
 def user_clauses(
     messages: Iterable[dict], *, starts: list[int] | None = None
 ) -> list[tuple[str, str]]:
@@ -189,10 +242,15 @@ def clauses_read(
         content = before_instruction(str(message.get("content", "")))
         content = symbols_read(content)  # an emoji says nothing, and may end a clause
         content = apostrophes_restored(content)  # "shes" is "she's", "im" is "i'm"
+        content = fronted_events(content)  # "since moving to Denver, I ...": I moved there
         content = run_ons_marked(content)  # "im 29 i work in sales my husband is ..."
         if starts is not None:
             starts.append(len(found))
-        for clause in _keys_joined(_CLAUSE.findall(_APPOSITION.sub(_named_first, content))):
+        for clause in _keys_joined(
+            _CLAUSE.findall(
+                _descriptions_moved(_ages_moved(_APPOSITION.sub(_named_first, content)))
+            )
+        ):
             rest = _correction(clause)
             if rest is not None:
                 stated = [at for at, (_, statement) in enumerate(found) if statement]
@@ -205,6 +263,7 @@ def clauses_read(
                     continue
                 clause = rest
             statement = statement_of(clause)
+            statement = labelled(statement) if statement else statement  # "Job: nurse"
             if corrected and statement and _bare_value(statement):
                 statement = _corrected(corrected, statement) or statement
             corrected = ""

@@ -66,6 +66,11 @@ def _name(clause: str, *, aged: bool) -> str | None:
     return f"User is called {typed}"
 
 
+def _heading(clause: str) -> bool:
+    """Whether a clause only announces what follows ("a bit about me:", "quick intro -")."""
+    return clause.rstrip().endswith((":", " -", "\u2013", "\u2014"))
+
+
 def _opener(clause: str) -> bool:
     """Whether a clause opens a chat the way `fragment_openers.txt` lists ("greetings from
     leeds!", "hello from porto"): a fact of its own, after which an introduction may follow."""
@@ -85,6 +90,8 @@ def introductions(clauses: list[tuple[str, str]], starts: list[int]) -> dict[int
         at = start
         while at < len(clauses) and clauses[at][1] and not _said(clauses[at][1]):
             at += 1  # "ciao!", "hey": a greeting
+        if at + 1 < len(clauses) and at + 1 not in starts and _heading(clauses[at][0]):
+            at += 1  # "so a bit about me: i'm priya, 41": what follows the heading introduces
         if at + 1 < len(clauses) and at + 1 not in starts and _opener(clauses[at][1]):
             at += 1  # "greetings from leeds! im priyanka, 29": the opener says where
         if at >= len(clauses) or not clauses[at][1]:

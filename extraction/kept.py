@@ -30,7 +30,7 @@ def caption_kept(caption: str, *, verb: bool = True) -> bool:
         or has_phrase(caption, "not_durable")
         or passing(caption)
         or len(words_of(caption)) < 2
-        or has_phrase(caption, "vague")
+        or has_phrase(_joint_resolved(caption), "vague")
         or _elliptic(caption)
         # The user in the first person after "User" ("User's dad thinks i should retrain"):
         # what someone else thinks of them, and no caption a reader could follow.
@@ -38,6 +38,14 @@ def caption_kept(caption: str, *, verb: bool = True) -> bool:
         # "User's cat hates her": whose or whom the caption does not say.
         or words_of(caption)[-1:] in (["her"], ["his"])
     )
+
+
+def _joint_resolved(caption: str) -> str:
+    """The caption without a "together" its joint subject resolves: "User and their wife live
+    together in Leeds" says with whom, where "User lives together" does not."""
+    if caption.startswith("User and "):
+        return " ".join(word for word in caption.split() if word.lower() != "together")
+    return caption
 
 
 # The verbs that stand for another left out ("hasn't for years", "my partner does"): after the

@@ -60,7 +60,7 @@ def _head(statement: str) -> str | None:
         at = 0  # "i'm allergic to nuts": the verb is in the subject
     elif (mention := mention_at(" ".join(tokens), 0)) is not None:
         at = mention.end
-    else:
+    elif (at := _owned_copula(words)) is None:  # "my hobbies are climbing, chess and baking"
         return None
     if at >= len(words) or not (at == 0 or _verb(words[at])):
         return None
@@ -78,6 +78,15 @@ def _head(statement: str) -> str | None:
             return None  # "2 rabbits, biscuit and fudge": names follow (`extraction.named`)
         return " ".join(tokens[:start])
     return None
+
+
+def _owned_copula(words: list[str]) -> int | None:
+    """Where the copula is after a thing of the user's ("my favourite foods | are"), else None."""
+    if words[0] not in {"my", "our"}:
+        return None
+    return next(
+        (at for at in range(2, min(len(words), 6)) if words[at] in lexicon("copulas")), None
+    )
 
 
 def _items(statement: str) -> list[str] | None:

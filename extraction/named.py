@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from core.lexicon import lexicon
+from core.lexicon import lexicon, tagged
 from core.words import words_of
 from extraction.people import never_name, third_person_verb
 
@@ -67,9 +67,11 @@ def group_named(group: str, names: list[str]) -> str:
 def names_placed(statement: str, named: dict[str, str]) -> str:
     """The statement with each name of `named` that opens a clause (at its start or after
     "and", a verb after it) as the user's pet or person it names: "Pip is a Maine Coon and
-    Squeak is deaf" is "my cat Pip is a Maine Coon and my cat Squeak is deaf"."""
+    Squeak is deaf" is "my cat Pip is a Maine Coon and my cat Squeak is deaf". A name no count
+    listed is placed when the clause ends it (`ended_by_name`), and a thing someone took is the
+    user's (`stolen_by_someone`)."""
     if not named:
-        return statement
+        return ended_by_name(stolen_by_someone(statement))
 
     def placed(match: re.Match) -> str:
         name, verb = match["name"], match["verb"]
@@ -78,8 +80,71 @@ def names_placed(statement: str, named: dict[str, str]) -> str:
             return match.group(0)
         return f"{match['lead']}my {relation} {name} {verb}"
 
-    return re.sub(
+    placed_named = re.sub(
         r"(?P<lead>^\s*|\band\s+|,\s*)(?P<name>[^\W\d_][\w'-]*) (?P<verb>[\w']+)",
         placed,
         statement,
     )
+    return ended_by_name(stolen_by_someone(placed_named))
+
+
+def names_joined(clauses: list[tuple[str, str]], starts: list[int]) -> list[tuple[str, str]]:
+    """The clauses with a list of names cut at its commas stated as one by its first clause
+    ("Ada," and "Bea and Cleo" state "Ada, Bea and Cleo"; the second states nothing more), so
+    the group before it names them all, never only the first ("User's kid is called Ada").
+    Never across messages (`starts`: the index of each message's first clause), and only for
+    names as written with a capital: "51, hypertension, epileptic" lists no names."""
+    joined = list(clauses)
+    head = None  # the clause that states the list so far
+    for at, (clause, statement) in enumerate(clauses):
+        if head is not None and at not in starts and _capitalised(statement):
+            joined[head] = (joined[head][0], f"{joined[head][1]}{statement}")
+            joined[at] = (clause, "")
+        elif _capitalised(statement):
+            head = at
+        else:
+            head = None
+        if not clause.rstrip().endswith(","):
+            head = None
+    return joined
+
+
+def _capitalised(statement: str) -> bool:
+    names = names_alone(statement)
+    return bool(names) and all(name[:1].isupper() for name in names or ())
+
+
+def stolen_by_someone(statement: str) -> str:
+    """ "Someone nicked the e-bike from outside the gym" as "my e-bike got stolen from outside
+    the gym": a doer no one names (`core/lexicons/stolen_by.txt`), a verb of taking, and the
+    user's thing after it. Anything else comes back as it is."""
+    words = statement.split()
+    kinds = tagged("stolen_by", ("doer", "verb"))
+    at = 2 if words[:2] and words[0].lower() == "some" else 1  # "some idiot stole ..."
+    if len(words) < at + 2 or words[0].lower() not in kinds["doer"]:
+        return statement
+    if words[at].lower() not in kinds["verb"]:
+        return statement
+    thing = words[at + 1 :]
+    if thing[0].lower() in {"the", "my", "our"}:
+        thing = thing[1:]
+    head, _, rest = " ".join(thing).partition(" ")
+    return f"my {head.rstrip(',.!')} got stolen{head[len(head.rstrip(',.!')) :]} {rest}".strip()
+
+
+def ended_by_name(statement: str) -> str:
+    """ "Biscuit passed away in July", "Bessie got stolen": a clause whose subject is a name
+    alone and whose verb ends a being or a thing (`core/lexicons/named_endings.txt`) is about
+    the user's own ("my Biscuit passed away in July"), so the ending meets the fact that named
+    it. Anything else comes back as it is."""
+    cased = words_of(statement, case=True)
+    first = cased[0].lower() if cased else ""
+    if len(cased) < 2 or not cased[0][:1].isupper() or never_name(first):
+        return statement
+    if first in lexicon("function_words"):  # "Everything died", "It died": no name
+        return statement
+    after = " ".join(words_of(statement)[1:])
+    if not any(f"{after} ".startswith(f"{phrase} ") for phrase in lexicon("named_endings")):
+        return statement
+    at = statement.find(cased[0])
+    return f"{statement[:at]}my {statement[at:]}"

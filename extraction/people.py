@@ -233,11 +233,23 @@ def lists_rejoined(parts: list[str]) -> list[str]:
     kept: list[str] = []
     for part in parts:
         mention = mention_at(part, 0)
-        if kept and mention is not None and mention.end == len(words_of(part)):
+        said = words_of(part)
+        bare = mention is not None and mention.end == len(said)
+        # "with my girlfriend and our corgi": a thing of theirs no lexicon lists, no verb after
+        if kept and (
+            bare or (said[:1] in (["my"], ["our"]) and len(said) <= 3 and _verbless(said))
+        ):
             kept[-1] = f"{kept[-1]} and {part}"
         else:
             kept.append(part)
     return kept
+
+
+def _verbless(words: list[str]) -> bool:
+    return not any(
+        finite(word, plural=True) or word in lexicon("copulas") or word in lexicon("auxiliaries")
+        for word in words
+    )
 
 
 def subject_of(part: str) -> str | None:

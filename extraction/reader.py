@@ -29,11 +29,12 @@ from functools import cache
 from core.lexicon import has_phrase, lexicon, pairs
 from core.metrics import READER_CLAUSES_SKIPPED
 from core.words import word_spans, words_of
-from extraction import slots, subjectless
+from extraction import named, slots, subjectless
 from extraction.candidates import Candidate
 from extraction.clauses import opens_without_i, user_clauses, without_instructions
 from extraction.corrections import correcting, only_correcting
 from extraction.definite import definite_mine, relations_of
+from extraction.ellipsis import practice_restored
 from extraction.fronted import fronted
 from extraction.introductions import introductions
 from extraction.kept import caption_kept, caption_of, category
@@ -109,8 +110,10 @@ def _parts(clause: str) -> list[str]:
     return lists_rejoined([_undangled(part) for part in parts if _undangled(part)])
 
 
-# The words that join statements (`_SUBJECT_BREAK`): one left at a part's end joins nothing.
+# The words that join statements (`_SUBJECT_BREAK`): one left at a part's end joins nothing,
+# and "and" or "but" opening a sentence ("And I sold the car in March") joins it to nothing.
 _JOINERS = frozenset({"and", "but", "while", "plus", "&", "+"})
+_OPENERS = lexicon("fillers") | {"and", "but"}
 
 
 def _undangled(part: str) -> str:
@@ -130,8 +133,7 @@ def _opening(part: str) -> str:
             (
                 size
                 for size in (4, 3, 2, 1)
-                if len(words) >= size
-                and " ".join(words[:size]).lower().strip(",.!") in lexicon("fillers")
+                if len(words) >= size and " ".join(words[:size]).lower().strip(",.!") in _OPENERS
             ),
             0,
         )
@@ -199,6 +201,9 @@ def _fragment(part: str) -> str | None:
     said = words_of(text)
     if (
         not said
+        # "shes vegan" with no one named before it, "it's a proper allergy": a pronoun's
+        # clause, about someone or something else.
+        or {word.split("'")[0] for word in said} & (lexicon("subject_pronouns") - {"i"} | {"it"})
         or said[0] in lexicon("value_breaks")
         or set(said)
         & (
@@ -334,6 +339,7 @@ def read_statements(
     seen: set[str] = set()
     starts: list[int] = []
     clauses = lists_distributed(_clauses_read(messages, skipped, starts))
+    clauses = named.names_joined(clauses, starts)  # "Ada, Bea and Cleo": one list
     try:
         introduced = introductions(clauses, starts)
     except Exception:  # the clauses are still read one by one
@@ -472,9 +478,9 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         listed = listed_with(part)
         if listed:  # "living in milan with my wife giulia and our 2 kids": each its own fact
             head = part[: part.lower().rfind(" with ")]
-            captions += [c for c in map(stated, listed[1]) if c]
-            part = head if caption_kept(caption_of(head)) else part
-        caption = caption_of(part)
+            captions += (named := [c for c in map(stated, listed[1]) if c])
+            part = head if named and caption_kept(caption_of(head)) else part  # "with my mum"
+        caption = practice_restored(caption_of(part), captions[-1] if captions else state.last)
         if caption_kept(caption):
             captions.append(caption)
             state.ended = named_last(time_trimmed(part)) or ""

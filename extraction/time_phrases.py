@@ -361,3 +361,12 @@ def _skipped() -> frozenset[str]:
     modifiers ("in", "from", "the spring of"), not the words that count it ("last")."""
     roles = {word for phrase in _roles() for word in phrase}
     return (lexicon("time_modifiers") | roles) - RELATIVE
+
+
+def time_tail(words: list[str]) -> int:
+    """Where the time phrase a run of words ends on starts ("my surgery | in may", "my divorce
+    | last year"); len(words) when it ends on none."""
+    at = len(words)
+    while at > 0 and _timely(words[at - 1]):
+        at -= 1
+    return at if at < len(words) and _names_time(words[at:]) else len(words)

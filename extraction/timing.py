@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import replace
+from itertools import pairwise
 
 from django.utils import timezone
 
-from core.lexicon import has_phrase, lexicon
+from core.lexicon import has_phrase, lexicon, pairs
 from core.words import word_spans, words_of
 from extraction.candidates import Candidate
 from extraction.time_phrases import RELATIVE, TimePhrase, cued, time_phrases
@@ -117,13 +118,37 @@ def ended_event(candidate: Candidate) -> Candidate:
     # The new value is read from the caption: the clause may go on to it ("cancelled Spotify
     # and moved to Apple Music" is two facts).
     own = cues_of(candidate.caption)
-    if "ends" not in own | cues_of(candidate.said or "") or own & {"starts", "replaces"}:
+    facets = facets_read(candidate.caption)
+    # An ending of the registry ("gave away", "moved out of": `ends` of an attribute) is one
+    # whatever cue word it holds ("moved" announces a start only when nothing ends), unless
+    # what is said beside it brings a new value ("left teaching and now works in sales").
+    ending = [f for f in facets if f.change and not f.positive]
+    spoken = _padded(candidate.caption)
+    for facet in ending:
+        known = registry().get(facet.attribute.split(":")[0])
+        for phrase in known.ends if known else ():
+            spoken = spoken.replace(_padded(phrase), " ")
+    registered = bool(ending) and not any(f.change and f.positive for f in facets)
+    registered = registered and not cues_of(spoken) & {"starts", "replaces"}
+    cued_end = "ends" in own | cues_of(candidate.said or "") and not own & {"starts", "replaces"}
+    if not (registered or cued_end):
         return candidate
     words = words_of(candidate.caption)
     negated = {word for phrase in lexicon("negators") for word in phrase.split()}
+    # "was stolen" is an event done to it, "was retired" a state: a passive is read only with
+    # an irregular participle (`participles.txt`), the one closed class of them.
+    passive = {
+        word
+        for word, after in pairwise(words)
+        if word in {"was", "were"} and after in pairs("participles")
+    }
+    tense = _tense(candidate.caption)
+    # A verb the closed list does not know ("cashed in", "traded in") is read in the tense
+    # the ending phrase is written in: the cue lexicon holds past forms.
     if (
-        set(words) & (negated | {"has", "have", "had", "was", "were"})
-        or _tense(candidate.caption) != "past"
+        set(words) - passive & (negated | {"has", "have", "had", "was", "were"})
+        or tense == "present"
+        or (tense == "" and not ("ends" in own or registered))
     ):
         return candidate
     on = candidate.valid_from or (candidate.said_at or timezone.now()).date()
@@ -145,8 +170,10 @@ def candidate_timed(candidate: Candidate) -> Candidate:
     # moving to Berlin in January"); with a past one, or a verb not known, the last ("started
     # in March").
     phrases = time_phrases(clause, said_at, future=future or tense == "present")
+    lasted = False
     if not has_phrase(clause, "time_perfect"):
         # "lived in Rome for 5 years" is how long, in the past: not since when.
+        lasted = any(phrase.role == "for" for phrase in phrases)
         phrases = tuple(phrase for phrase in phrases if phrase.role != "for")
     caption, full_text = candidate.caption, candidate.full_text
     valid_from, valid_to = candidate.valid_from, candidate.valid_to
@@ -181,7 +208,12 @@ def candidate_timed(candidate: Candidate) -> Candidate:
         begins, ends = _holds(phrase, future=ahead, held=held, starts=starts)
         valid_from = valid_from or begins
         valid_to = valid_to or ends
-    if past and valid_to is None:
+    # A length told in the simple past ("lived in Rome for 5 years", "did Spanish at school
+    # for five years") is over by the time it was said; a start told with one holds on
+    # ("signed up to the gym for a year").
+    over = lasted and tense == "past" and not starts and "starts" not in cues_of(caption)
+    over = over and not has_phrase(caption, "time_terms")
+    if (past or over) and valid_to is None:
         # "I used to live in Paris": over by the time it was said, whenever it began.
         valid_to = said_at.date()
     if valid_from and valid_to and valid_from > valid_to:
@@ -226,7 +258,7 @@ def _tense(caption: str) -> str:
         after = words[at + 1] if at + 1 < len(words) else ""
         if word in {"has", "have"}:
             return "past" if after == "been" or past_tense(after) else "present"
-        if past_tense(word) or word in {"was", "were", "used"}:
+        if past_tense(word) or word in {"was", "were", "used", "did", "didn't", "didnt"}:
             return "past"
         if third_singular(word) or word in lexicon("copulas") | lexicon("auxiliaries"):
             return "present"
@@ -341,3 +373,8 @@ def _bare(caption: str) -> bool:
     words = words[2:] if words[:1] == ["user's"] else words[1:]
     light = lexicon("adverbs") | lexicon("auxiliaries") | lexicon("copulas")
     return len([word for word in words if word not in light]) < 2
+
+
+def _padded(text: str) -> str:
+    """A text's words between spaces, so a phrase is found only as whole words."""
+    return f" {' '.join(words_of(text))} "

@@ -114,3 +114,24 @@ def base_of(word: str) -> str:
     itself when it is a base or no listed verb makes it."""
     forms = _forms()
     return forms["past"].get(word) or forms["third"].get(word) or word
+
+
+def gerund_of(word: str) -> str:
+    """The "-ing" form of a verb form ("smoke", "smokes" and "smoked" are "smoking")."""
+    return _gerund(base_of(word))
+
+
+def past_of_gerund(word: str) -> str | None:
+    """The past tense of a listed verb's "-ing" form ("moving" is "moved", "stopping"
+    "stopped", "visiting" "visited", "having" "had"); None for a word that is no such form.
+    Whether the consonant doubles is read from how the "-ing" form spells it."""
+    base = _forms()["gerund"].get(word)
+    if base is None:
+        return None
+    irregular = pairs("irregular_pasts")
+    if base in irregular:
+        return irregular[base]
+    doubled = _doubled(base)
+    if doubled and word.startswith(doubled):
+        return f"{doubled}ed"
+    return min(_pasts(base) - ({f"{doubled}ed"} if doubled else set()))

@@ -33,6 +33,8 @@ _INSIDE = (
     (re.compile(r"\b(?:me|us)\b", re.I), "them"),
     (re.compile(r"\bmyself\b", re.I), "themselves"),
     (re.compile(r"\b(?:mine|ours)\b", re.I), "theirs"),
+    # "an allotment where we grow beans": the user with their household, as at the opening.
+    (re.compile(r"\bwe(?=(?:'re|'ve|'d|'ll)?\b)", re.I), "they"),
 )
 
 

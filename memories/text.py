@@ -116,9 +116,10 @@ _PREDICATE = re.compile(
     r"would|should|"
     r"must|may|might|quit|got|gave|took|went|came|began|became|broke|split|left|ran|made|met|"
     r"sold|bought|grew|fell|won|lost|found|kept|wrote|drove|chose|swore|saw|said|told|felt|"
-    r"spent|set|put|let|cut|hit|taught|thought|brought|caught|fought|sought|upgraded|"
+    r"spent|set|put|let|cut|hit|taught|thought|brought|caught|fought|sought|upgraded|paid|"
+    r"laid|held|stole|tore|wore|sang|swam|slept|heard|stood|"
     # Past tenses of a stem shorter than three letters ("died", "fled").
-    r"died|dyed|lied|tied|fled|fed|led|bred|shed|sped|"
+    r"died|dyed|lied|tied|fled|fed|led|bred|shed|sped|used|"
     r"[a-z]{3,}(?:s|ed))\b(?!')"
 )
 

@@ -266,8 +266,8 @@ def rank(
                 if query.named and elsewhere is not None:
                     shaped_reach &= ~elsewhere
                 strong |= shaped_reach
-        if allowed is not None:
-            strong &= allowed
+        # A fact the user had ("User did Spanish at school") says a prompt is about them as
+        # well as one they have; only the facts `allowed` answer it.
         if not strong.any():
             floor = params.episodic_cosine if query.general else params.strong_cosine
             return _empty(_why(floor, cosine, needed, params) if explain else None)

@@ -188,15 +188,33 @@ def _recall(
         ranked = ranked_reordered(shortlist, picked, limit=limit)
     else:
         ranked = ranked_by(mode, limit)
+    answered = index  # the index whose rows the answer names
+    if reading == "present" and not ranked.rows.size and mode in ("hybrid", "vector"):
+        # Nothing current reached the prompt: a fact an update replaced may ("my partner"
+        # after "my boyfriend Tom", replaced by "dating Ana now"). It says the prompt is about
+        # the user; only the facts that hold today answer it. One query more, only here.
+        timeline = user_timeline_get(end_user_id=index.end_user_id)
+        if timeline.replaced is not None and timeline.replaced.any():
+            answered = timeline
+            ranked, notes = memory_ranked(
+                index=timeline,
+                prompt=prompt,
+                mode=mode,
+                limit=limit,
+                explain=explain,
+                allowed=current_rows(timeline, timezone.now().date()),
+            )
+            if explanation is not None:
+                explanation.update(notes)
     signals = ranked.signals
-    past = past_rows(index, timezone.now().date())
+    past = past_rows(answered, timezone.now().date())
     results = [
         RelevantMemory(
-            id=index.ids[row],
-            caption=index.captions[row],
+            id=answered.ids[row],
+            caption=answered.captions[row],
             score=round(float(s), 4),
             signals=signals[n] if signals else None,
-            period=period_of(index, row),
+            period=period_of(answered, row),
             past=bool(past[row]),
         )
         for n, (row, s) in enumerate(zip(ranked.rows, ranked.scores, strict=True))

@@ -41,12 +41,22 @@ def test_a_pronoun_without_its_apostrophe_is_the_person_last_named_not_the_user(
 
 
 @pytest.mark.parametrize(
+    "user_says",
+    ["shes vegan btw so no cheese on hers", "he's a night owl", "theyre teetotal", "hes diabetic"],
+)
+def test_a_pronoun_with_no_one_named_before_it_is_never_the_user(user_says):
+    assert not [caption for caption in _read(user_says) if caption.startswith("User ")]
+
+
+@pytest.mark.parametrize(
     ("user_says", "caption"),
     [
         ("me and my gf priya are planning a trip to japan in october",
          "User and their gf Priya are planning a trip to Japan in october"),
         ("Tom and I got engaged last spring", "User and Tom got engaged last spring"),
         ("my husband and i run a bakery in york", "User and their husband run a bakery in York"),
+        ("my girlfriend Zoe and I live together in Leeds",
+         "User and their girlfriend Zoe live together in Leeds"),
     ],
 )  # fmt: skip
 def test_a_subject_of_the_user_and_someone_else_is_a_fact_of_both(user_says, caption):

@@ -36,7 +36,11 @@ def _no_first_person(captions: list[str]) -> None:
         ),
         (
             "hi i live in leeds with my wife my wife is a vet she works weekends",
-            ["User lives in Leeds", "User's wife is a vet", "User's wife works weekends"],
+            [
+                "User lives in Leeds with their wife",
+                "User's wife is a vet",
+                "User's wife works weekends",
+            ],
         ),
     ],
 )

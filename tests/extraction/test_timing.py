@@ -260,13 +260,19 @@ def test_now_alone_sets_no_time():
         ("i do nights now", "User does nights now"),
         ("i'm a second year medical student", "User is a second year medical student"),
         ("i walk 10000 steps a day", "User walks 10000 steps a day"),
-        ("i lived in hanoi for 5 years", "User lived in Hanoi for 5 years"),
     ],
 )
 def test_words_that_are_not_a_time_in_the_users_life_change_nothing(said, caption):
     timed = _timed(said, caption)
 
     assert (timed.caption, timed.valid_from, timed.valid_to) == (caption, None, None)
+
+
+def test_a_length_in_the_simple_past_keeps_its_caption_and_is_over_when_said():
+    timed = _timed("i lived in hanoi for 5 years", "User lived in Hanoi for 5 years")
+
+    assert timed.caption == "User lived in Hanoi for 5 years"
+    assert (timed.valid_from, timed.valid_to) == (None, timed.said_at.date())
 
 
 def test_without_a_said_time_the_phrase_is_resolved_against_now():

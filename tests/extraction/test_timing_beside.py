@@ -157,3 +157,33 @@ def test_a_week_kept_in_a_caption_is_written_as_that_week_not_one_day():
     )
 
     assert timed.caption == "User got a telescope for their birthday in the week of 2 November 2026"
+
+
+def test_a_length_told_in_the_simple_past_is_over_by_the_time_it_was_said():
+    timed = _read_and_timed("I lived in Lyon for six years and I played water polo for ten years.")
+
+    assert timed == [
+        ("User lived in Lyon for six years", None, NOV_10.date()),
+        ("User played water polo for ten years", None, NOV_10.date()),
+    ]
+
+
+def test_a_length_said_with_a_perfect_or_as_the_term_of_what_was_got_still_holds():
+    timed = _read_and_timed("I signed up to the climbing wall for a year.")
+    perfect = _read_and_timed("I've kept an aquarium for six years.")
+
+    assert timed == [("User signed up to the climbing wall for a year", None, None)]
+    assert perfect[0][1:] == (datetime.date(2020, 11, 10), None)
+
+
+def test_did_is_a_past_so_a_month_told_with_it_is_the_last_one():
+    timed = candidate_timed(
+        Candidate(
+            caption="User did the Great North Run in September",
+            full_text="User did the Great North Run in September.",
+            said="i did the great north run in september",
+            said_at=NOV_10,
+        )
+    )
+
+    assert timed.valid_from == datetime.date(2026, 9, 1)

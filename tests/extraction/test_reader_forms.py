@@ -1,0 +1,137 @@
+"""The offline reader on facts typed as a form or a list after a thing of the user's: "Job:
+nurse. Location: Leeds", "my hobbies are climbing, chess and baking", "a bit about me: I'm
+Priya, 41". Every item is kept, and no label is read as the value ("User is a Job: nurse")."""
+
+from __future__ import annotations
+
+import pytest
+
+from extraction.reader import read_statements
+
+
+def _read(user_says: str) -> list[str]:
+    return [c.caption for c in read_statements([{"role": "user", "content": user_says}])]
+
+
+@pytest.mark.parametrize(
+    ("user_says", "captions"),
+    [
+        ("Occupation: paramedic. City: Dundee. Kids: 3",
+         ["User's occupation is paramedic", "User's city is Dundee", "User has 3 kids"]),
+        ("my favourite podcast: no such thing as a fish",
+         ["User's favourite podcast is no such thing as a fish"]),
+        ("allergies: gluten and soy", ["User's allergies are gluten and soy"]),
+        ("favourite film: alien", ["User's favourite film is alien"]),
+        ("Age: 61", ["User's age is 61"]),
+    ],
+)  # fmt: skip
+def test_a_label_and_its_value_is_the_users_thing_of_that_name(user_says, captions):
+    assert _read(user_says) == captions
+
+
+@pytest.mark.parametrize(
+    ("user_says", "caption"),
+    [
+        ("Big news: we're adopting a puppy", "User is adopting a puppy"),
+        ("quick intro: ana, 52", "User is called ana"),
+        ("a bit about me: I'm Priya, 41, I work in procurement", "User is 41"),
+    ],
+)
+def test_a_heading_before_a_clause_or_an_introduction_is_no_label(user_says, caption):
+    captions = _read(user_says)
+    assert caption in captions
+    assert not any(":" in c for c in captions)
+
+
+def test_every_item_of_a_list_after_a_thing_of_the_users_is_kept():
+    assert _read("my weekend hobbies are pottery, sea swimming and chess") == [
+        "User's weekend hobbies are pottery",
+        "User's weekend hobbies are sea swimming",
+        "User's weekend hobbies are chess",
+    ]
+
+
+def test_a_label_of_something_pasted_is_not_the_users():
+    assert _read("can you check this for me\n\nLemon drizzle: 2 lemons, 200g sugar") == []
+
+
+@pytest.mark.parametrize(
+    ("user_says", "captions"),
+    [
+        ("my brother, a plumber in Hull, is coming to stay. cant wait",
+         ["User's brother is coming to stay", "User's brother is a plumber in Hull"]),
+        ("my van, a 2011 transit, failed its MOT",
+         ["User's van failed its MOT", "User's van is a 2011 transit"]),
+        ("I walk my dog, a deaf old collie called Moss, by the canal",
+         ["User walks their dog by the canal", "User's dog is a deaf old collie called Moss"]),
+    ],
+)  # fmt: skip
+def test_a_description_between_commas_is_of_the_one_it_follows_never_the_user(user_says, captions):
+    assert _read(user_says) == captions
+
+
+@pytest.mark.parametrize(
+    ("user_says", "caption"),
+    [
+        ("we rent a flat where we keep bees on the roof",
+         "User rents a flat where they keep bees on the roof"),
+    ],
+)  # fmt: skip
+def test_we_inside_a_caption_is_the_users_household(user_says, caption):
+    captions = _read(user_says)
+    assert caption in captions
+    assert not any(" we " in f" {c} " for c in captions)
+
+
+def test_so_i_can_says_what_something_is_for_not_a_fact():
+    assert "User can walk to work" not in _read("I moved to the centre so I can walk to work")
+
+
+def test_a_clause_about_it_is_never_what_the_user_has():
+    captions = _read("I can't eat sesame - it's a proper allergy, epipen and all")
+    assert not any("it's" in c or "it is" in c for c in captions)
+
+
+def test_a_description_after_the_users_name_is_what_they_are():
+    captions = _read("Hi! I'm Marisol, a 33-year-old midwife living in Cork with my husband")
+    assert captions == [
+        "User is called Marisol",
+        "User is a 33-year-old midwife living in Cork with their husband",
+    ]
+
+
+def test_a_word_after_im_that_is_no_name_opens_no_description():
+    assert not any("long day" in c for c in _read("I'm exhausted, a long day at the depot"))
+
+
+def test_a_thing_of_theirs_at_the_end_of_a_with_list_is_kept():
+    captions = _read("I live on a narrowboat with my partner and our lurcher")
+    assert captions == ["User lives on a narrowboat with their partner and their lurcher"]
+
+
+def test_a_fronted_condition_is_the_users():
+    assert _read("As someone with coeliac disease, I check every label") == [
+        "User has coeliac disease",
+        "User checks every label",
+    ]
+
+
+def test_ages_in_brackets_after_names_are_kept_with_the_names():
+    assert _read("we have three girls, Ada (11), Bea (7) and Cleo (2)") == [
+        "User has three girls",
+        "User's girls are called Ada, Bea and Cleo",
+        "User's girl Ada is 11",
+        "User's girl Bea is 7",
+        "User's girl Cleo is 2",
+    ]
+    assert _read("my daughter Ines (15) plays the cello") == [
+        "User's daughter Ines plays the cello",
+        "User's daughter Ines is 15",
+    ]
+
+
+def test_a_list_of_names_cut_at_its_commas_names_the_whole_group():
+    assert _read("I keep three hens, Dot, Flo and Peggy") == [
+        "User keeps three hens",
+        "User's hens are called Dot, Flo and Peggy",
+    ]
