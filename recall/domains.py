@@ -121,6 +121,11 @@ COLUMN_NAMES = NAMES + shaping.NAMES
 
 def _hits(text: str, vocabulary: str) -> np.ndarray:
     words = set(words_of(text, parts=True))
+    if vocabulary == "needed_words":
+        # A function word ("out", "going") or a verb that asks for help ("recommend", "pick")
+        # is in any request: it says nothing of what the request is about, so it never makes
+        # a prompt need a domain ("get a wine stain out of a rug" is no night out).
+        words -= lexicon("function_words") | lexicon("request_verbs")
     found = np.zeros(COLUMNS, np.float32)
     found[: len(DOMAINS)] = [float(bool(words & getattr(d, vocabulary))) for d in DOMAINS]
     return found
@@ -276,6 +281,15 @@ def needs_by(prompt: str, by_meaning: np.ndarray | None) -> np.ndarray:
     return np.maximum(words, by_meaning).astype(np.float32)
 
 
+def agreed(prompt_needs: np.ndarray | None, by_meaning: np.ndarray | None) -> np.ndarray | None:
+    """The part of a prompt's `needs_by` its vector supports: a domain named by a word alone
+    ("a limerick about a cat" uses a word of pets) counts only as far as the prompt's meaning
+    needs it too. None without a vector (the words are all there is)."""
+    if prompt_needs is None or by_meaning is None:
+        return None
+    return np.minimum(prompt_needs, by_meaning).astype(np.float32)
+
+
 def need(prompt_needs: np.ndarray, memory_domains: np.ndarray) -> np.ndarray:
     """How much each memory matters to the prompt through its domains, (n,) in [0, 1]."""
     wanted = np.flatnonzero(prompt_needs)
@@ -382,6 +396,14 @@ def reading(prompt: str) -> tuple[bool, bool]:
     else:
         general = bool(_GENERAL.search(own)) or (question and not asks)
     return (not general and asks), general
+
+
+def asks_judgement(prompt: str) -> bool:
+    """Whether the prompt asks for a judgement of something for the one asking ("is it safe
+    for me to use the sauna", "is the new phone worth it"): a question using a word of
+    `judgements`. Its answer turns on the user's standing facts, whatever words it uses."""
+    own = _own_words(prompt).strip().rstrip("?!. ").strip()
+    return asked_as_question(own) and bool(set(words_of(own)) & lexicon("judgements"))
 
 
 def episodic(prompt: str) -> bool:

@@ -20,7 +20,7 @@ import re
 import threading
 import uuid
 from collections import Counter, OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 
 import numpy as np
@@ -30,10 +30,10 @@ from django.core.cache.backends.locmem import LocMemCache
 from django.db import connection
 
 from integrations.embeddings import current_model_id
-from memories.facets import subject_of
 from memories.models import EndUser, Memory
 from recall.domains import FINGERPRINT, membership
 from recall.lexical import tokenize
+from recall.people import about_whom, names_of, whom_rows
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ logger = logging.getLogger(__name__)
 # memberships computed from older word lists.
 # v6: when each memory holds (issue 33), and the timeline of past facts beside the current.
 _VERSION_KEY = "recall:v4:version:{end_user_id}"
-_INDEX_KEY = "recall:v6:index:{end_user_id}:{stamp}:" + FINGERPRINT
+_INDEX_KEY = "recall:v7:index:{end_user_id}:{stamp}:" + FINGERPRINT
 # A shared-cache entry outlives no write (the stamp changes), so the TTL only bounds memory.
 _INDEX_TTL_SECONDS = 24 * 3600
 LOCAL_MAX_USERS = 2048
@@ -86,6 +86,10 @@ class UserIndex:
     # nurse"): a prompt naming one ("hannah's had a rough week") is about them, not the user,
     # however it is capitalised.
     people_names: frozenset[str] = frozenset()
+    # Which rows are about whom: each word naming one of the user's people in a caption (its
+    # relation as `same_words` heads it, "mum" for "mother", and its name) -> those rows, so
+    # a prompt naming one ranks the facts about the others after (recall.ranking).
+    whom: dict[str, np.ndarray] = field(default_factory=dict)
     # When each memory holds (issue 33), as proleptic ordinals of days (`date.toordinal`):
     # `valid_from` and `valid_to` (0: open or unknown; `valid_to` exclusive), the day it was
     # said, and whether an update replaced it (a superseded row: only a timeline holds those).
@@ -167,7 +171,14 @@ def index_build(
             previous[row] = last_row[session]
             following[last_row[session]] = row
         last_row[session] = row
-    others = np.array([subject_of(caption) != "user" for caption in captions], dtype=bool)
+    about = [about_whom(caption) for caption in captions]
+    others = np.array([bool(words) for words in about], dtype=bool)
+    people_names = frozenset(
+        word
+        for caption, words in zip(captions, about, strict=True)
+        for word in words
+        if word in names_of(caption)
+    )
     return UserIndex(
         end_user_id=end_user_id,
         stamp=stamp,
@@ -189,11 +200,8 @@ def index_build(
             match[0].lower() for caption in captions if (match := _SUBJECT.match(caption))
         ),
         others=others,
-        people_names=frozenset(
-            match[1].lower()
-            for caption, other in zip(captions, others, strict=True)
-            if other and (match := _PERSON_NAME.match(caption))
-        ),
+        people_names=people_names,
+        whom=whom_rows(about),
         valid_from=times[:, 0],
         valid_to=times[:, 1],
         stated=times[:, 2],
@@ -204,8 +212,6 @@ def index_build(
 HUB_NEIGHBOURS = 20
 # The name a caption opens with: "Caroline" of "Caroline: ..." (a turn) and of "Caroline's ...".
 _SUBJECT = re.compile(r"[^\W\d_]+")
-# A name right after whose it is: "User's sister Hannah", "User's best friend Priya".
-_PERSON_NAME = re.compile(r"\w+'s (?:[a-z]+ ){1,2}?([A-Z][a-z]+)\b")
 
 
 def _hubness(vectors: np.ndarray) -> np.ndarray:

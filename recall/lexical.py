@@ -3,6 +3,9 @@ stemmed, without stopwords."""
 
 from __future__ import annotations
 
+from functools import cache
+
+from core.lexicon import lexicon
 from core.words import stem, words_of
 
 # Function words and question words: they carry no topic, and in prompts ("what did I say
@@ -26,3 +29,10 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 def tokenize(text: str) -> list[str]:
     """The stems of the words of `text` an index matches (`core.words`), stopwords left out."""
     return [stem(word) for word in words_of(text, parts=True) if word not in STOPWORDS]
+
+
+@cache
+def generic_terms() -> frozenset[str]:
+    """The stems of the words captions hold around any value (`generic_words`: "name",
+    "likes", "lives"): a prompt sharing only these with a memory shares no topic with it."""
+    return frozenset(stem(word) for word in lexicon("generic_words"))

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from core.lexicon import lexicon
 from integrations.embeddings import (
     HASHING_MODEL_ID,
     LOCAL_MODEL_ID,
@@ -18,6 +19,7 @@ from integrations.embeddings import (
 )
 from recall.domains import need, shaped_need
 from recall.index import UserIndex
+from recall.lexical import generic_terms
 
 MODES = ("vector", "lexical", "hybrid", "llm", "hybrid+llm")
 
@@ -56,6 +58,13 @@ class RankingParams:
     # (-inf) for the hashing embedder, whose cosines measure shared words, not meaning: a
     # memory sharing none sits at noise around 0 whatever it is about.
     need_z: float = 0.0
+    # Two independent signals must agree: a domain the prompt's vector needs too (`Query.agreed`)
+    # and a memory of it at least as close as the user's average memory; or a domain named
+    # only by a word of the prompt and a memory standing out this far above the user's mean
+    # cosine ("tips for my first marathon" uses a word of health, and "User has RSI in his
+    # wrist" is no closer to it than the user's other memories), unless the prompt asks for a
+    # judgement for the user (`Query.judgement`). Off with `need_z`.
+    word_need_z: float = 1.0
     # A kind of fact that shapes answers (recall.shaping) matched this well on both sides, the
     # prompt's request and the memory's fact, is evidence of its own: the memory clears the
     # floor from this far below the user's mean cosine to the prompt.
@@ -67,6 +76,10 @@ class RankingParams:
     # A prompt about the user themself ("where do i live?") is answered by the user's own
     # facts: a fact about one of their people keeps this share of its score (ranking only).
     others_weight: float = 0.25
+    # ... and a prompt naming some of them ("my mate's party") ranks the facts about the
+    # others at this share: it may still need them ("the anniversary of mum's death" needs
+    # the father's), less often than a prompt about the user alone.
+    unnamed_weight: float = 0.5
 
 
 DEFAULT_PARAMS = RankingParams()
@@ -89,12 +102,13 @@ def params_for(model_id: str) -> RankingParams:
     if model_id not in _FLOORS:
         return DEFAULT_PARAMS
     strong, weak = _FLOORS[model_id]
-    need_z = -np.inf if model_id == HASHING_MODEL_ID else DEFAULT_PARAMS.need_z
+    hashing = model_id == HASHING_MODEL_ID
     return replace(
         DEFAULT_PARAMS,
         strong_cosine=strong,
         weak_cosine=weak,
-        need_z=need_z,
+        need_z=-np.inf if hashing else DEFAULT_PARAMS.need_z,
+        word_need_z=-np.inf if hashing else DEFAULT_PARAMS.word_need_z,
     )
 
 
@@ -146,8 +160,17 @@ class Query:
     general: bool = False
     # (D,) how much the prompt belongs to each life domain (recall.domains).
     domains: np.ndarray | None = None
+    # (D,) the part of `domains` the prompt's vector supports (recall.domains.agreed); None
+    # without a vector.
+    agreed: np.ndarray | None = None
     # About the user themself, naming none of their people (recall.domains.about_self).
     about_self: bool = False
+    # A question asking for a judgement for the user ("is it safe for me to use the sauna at
+    # the gym?", recall.domains.asks_judgement): a domain its words name is evidence enough.
+    judgement: bool = False
+    # The user's people the prompt names (recall.lexical.people_named): "can I eat the
+    # cheesecake at my mate's party" is about the user and a mate, not their dog.
+    named: frozenset[str] = frozenset()
     # A general question about an event naming none (recall.domains.episodic).
     episodic: bool = False
 
@@ -177,15 +200,21 @@ def rank(
         cosine = index.vectors @ vector
     needed = None
     shaped = None
+    by_meaning = None
+    elsewhere = _elsewhere(index, query)
     base = None
     if mode == "hybrid" and query.personal and query.domains is not None:
         needed = need(query.domains, index.domains)
         shaped = shaped_need(query.domains, index.domains)
-        if query.about_self:
+        if query.agreed is not None:
+            by_meaning = need(query.agreed, index.domains)
+        if query.about_self and elsewhere is not None:
             # A prompt about the user themself needs their own facts of its domains, not
             # their people's ("tips for my first marathon": not the mother's allergy).
-            needed = np.where(index.others, 0.0, needed)
-            shaped = np.where(index.others, 0.0, shaped)
+            needed = np.where(elsewhere, 0.0, needed)
+            shaped = np.where(elsewhere, 0.0, shaped)
+            if by_meaning is not None:
+                by_meaning = np.where(elsewhere, 0.0, by_meaning)
 
     if mode == "lexical":
         scores = lexical
@@ -209,19 +238,34 @@ def rank(
             # practice?") may be one of the user's life: only a memory this close tells it is.
             strong = cosine >= params.episodic_cosine
         else:
+            # A shared word is evidence only when it is not one every caption uses ("name" of
+            # "what should I name my sourdough starter" and of "User's name is Ines").
+            specific = index.bm25([t for t in query.terms if t not in generic_terms()])
             strong = (cosine >= params.strong_cosine) | (
-                (cosine >= params.weak_cosine) & (lexical > 0)
+                (cosine >= params.weak_cosine) & (specific > 0)
             )
         if needed is not None:
             # A personal request reaches what its domains need, even without a shared word.
             z = (cosine - cosine.mean()) / max(float(cosine.std()), 1e-6)
+            agreeing = (z >= params.word_need_z) | query.judgement
+            if by_meaning is not None:
+                agreeing = agreeing | (by_meaning >= params.need_floor)
+            if query.named and elsewhere is not None:
+                # A prompt naming some of the user's people is about them: a fact about
+                # another does not make it about the user's world through a domain ("my
+                # puppy" and the mother's shellfish allergy), though it may rank if it is.
+                agreeing = agreeing & ~elsewhere
             strong |= (
                 (needed >= params.need_floor)
                 & (cosine >= params.need_cosine)
                 & (z >= params.need_z)
+                & agreeing
             )
             if shaped is not None:
-                strong |= (shaped >= params.shaped_floor) & (z >= params.shaped_z)
+                shaped_reach = (shaped >= params.shaped_floor) & (z >= params.shaped_z)
+                if query.named and elsewhere is not None:
+                    shaped_reach &= ~elsewhere
+                strong |= shaped_reach
         # A fact the user had ("User did Spanish at school") says a prompt is about them as
         # well as one they have; only the facts `allowed` answer it.
         if not strong.any():
@@ -238,9 +282,20 @@ def rank(
         if needed is not None:
             base = base + params.need_weight * needed
         scores = _context_boost(index, base, params)
-        if query.about_self and params.others_weight < 1:
+        if elsewhere is not None:
+            # The user's people a prompt about the user does not name rank after their own
+            # facts; the animals they keep, and the people a prompt naming others leaves out,
+            # less far (each may still be what it needs).
+            weight = params.others_weight if query.about_self else params.unnamed_weight
+            kept = index.others & ~elsewhere if query.about_self else np.zeros_like(elsewhere)
+            if query.named:
+                kept &= ~_rows(index, query.named)
             positive = np.maximum(scores, 0)
-            scores = scores - (1 - params.others_weight) * positive * index.others
+            scores = (
+                scores
+                - (1 - weight) * positive * elsewhere
+                - (1 - params.unnamed_weight) * positive * kept
+            )
         candidates = np.arange(index.size) if allowed is None else np.flatnonzero(allowed)
     if candidates.size == 0:
         return _empty({"reason": "no shared word", "mode": mode} if explain else None)
@@ -255,6 +310,29 @@ def rank(
             _signals(row, scores, base, lexical, cosine, index, params, needed) for row in order
         )
     return Ranked(rows=order, scores=bounded(ordered), signals=signals)
+
+
+def _elsewhere(index: UserIndex, query: Query) -> np.ndarray | None:
+    """The rows about people the prompt is not about: the user's people (not the animals they
+    keep) for a prompt about the user themself, those it does not name for one naming some;
+    None when the prompt may be about any of them."""
+    if not (query.about_self or query.named) or not index.others.any():
+        return None
+    # The animals the user keeps share their home and plans: a prompt about the user is
+    # about them too ("rewiring the lamps" and the rabbits that chew cables).
+    return index.others & ~_rows(
+        index, query.named | (lexicon("animals") if query.about_self else frozenset())
+    )
+
+
+def _rows(index: UserIndex, words: frozenset[str]) -> np.ndarray:
+    """(n,) whether each row is about one of the people or animals `words` name."""
+    found = np.zeros(index.size, dtype=bool)
+    for word in words:
+        rows = index.whom.get(word)
+        if rows is not None:
+            found[rows] = True
+    return found
 
 
 def bounded(raw: np.ndarray) -> np.ndarray:

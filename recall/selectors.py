@@ -15,8 +15,10 @@ from core.words import stem, words_of
 from integrations.embeddings import EmbeddingError, embed_query
 from recall.domains import (
     about_self,
+    agreed,
     asked_as_question,
     asks_by_meaning,
+    asks_judgement,
     episodic,
     full_name_firsts,
     given_names,
@@ -28,6 +30,7 @@ from recall.domains import (
 )
 from recall.index import UserIndex
 from recall.lexical import tokenize
+from recall.people import people_named, relations_held
 from recall.ranking import MODES, Query, Ranked, rank
 
 logger = logging.getLogger(__name__)
@@ -82,6 +85,7 @@ def memory_ranked(
         any(_named_in(index, name) for name in set(names(prompt)) - full_names)
         or index.people_names
         & ({word.removesuffix("'s") for word in words_of(prompt)} - {n.lower() for n in full_names})
+        or bool(relations_held(prompt) & index.whom.keys())
     )
     query = Query(
         vector=query_vector,
@@ -89,7 +93,10 @@ def memory_ranked(
         personal=personal,
         general=general,
         domains=wanted,
-        about_self=about_self(prompt, index.people_names, people_need(meaning)),
+        agreed=agreed(wanted, meaning),
+        judgement=personal and asks_judgement(prompt),
+        about_self=(own := about_self(prompt, index.people_names, people_need(meaning))),
+        named=frozenset() if own else people_named(prompt, index.people_names),
         episodic=general and episodic(prompt),
     )
     ranked = rank(
