@@ -60,6 +60,7 @@ from extraction.people import (
 from extraction.places import there_placed
 from extraction.run_ons import time_trimmed
 from extraction.shared import same_as_before, shared
+from extraction.verbs import past_tense
 from extraction.wording import tidy_caption
 from memories.attributes import PRACTICE
 from memories.facets import read as read_facets
@@ -81,7 +82,7 @@ def _parts(clause: str) -> list[str]:
     """The clause's statements: split at a new subject, and at "and" before a verb that
     leaves the "I" out ("I'm 41 and have bad knees")."""
     parts = []
-    for part in _SUBJECT_BREAK.split(clause):
+    for part in (p for split in _SUBJECT_BREAK.split(clause) for p in _so_did(split)):
         pieces = part.split(" and ")
         parts.append(pieces[0])
         for piece in pieces[1:]:
@@ -108,6 +109,18 @@ def _parts(clause: str) -> list[str]:
             else:
                 parts[-1] = f"{parts[-1]} and {piece}"
     return lists_rejoined([_undangled(part) for part in parts if _undangled(part)])
+
+
+def _so_did(part: str) -> list[str]:
+    """The part split before "so I <past tense>" ("the civic died so I bought a kia"): an event
+    of its own. "so I never cook", "so I sit all day" stay with the clause they follow: they say
+    what follows from it, not a fact of the user's life on their own."""
+    words = part.split()
+    for at in range(1, len(words) - 2):
+        said = [words[at].lower(), words[at + 1].lower(), *words_of(words[at + 2])[:1]]
+        if said[:2] == ["so", "i"] and any(past_tense(word) for word in said[2:]):
+            return [" ".join(words[:at]), " ".join(words[at + 1 :])]
+    return [part]
 
 
 # The words that join statements (`_SUBJECT_BREAK`): one left at a part's end joins nothing,

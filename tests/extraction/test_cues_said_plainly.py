@@ -107,3 +107,19 @@ def test_a_favourite_that_keeps_the_first_is_not_held(tenant, offline, second):
     _say(tenant, user_id, second)
 
     assert not ReviewItem.objects.filter(end_user__external_id=user_id).exists()
+
+
+def test_leaving_a_job_or_rehoming_a_pet_is_said_to_end_it():
+    assert cues_of("handed in my notice at the garden centre today") == {"ends"}
+    assert "ends" in cues_of("we rehomed the guinea pigs last week")
+
+
+def test_an_event_after_so_i_is_kept_and_what_follows_from_a_fact_is_not():
+    captions = [c.caption for c in offline_candidates(
+        [{"role": "user", "content": "the boiler packed up so I bought a heat pump"}]
+    )]  # fmt: skip
+    assert "User bought a heat pump" in captions
+    captions = [c.caption for c in offline_candidates(
+        [{"role": "user", "content": "im a chef so i never cook at home"}]
+    )]  # fmt: skip
+    assert captions == ["User is a chef"]
