@@ -395,6 +395,10 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         said = statement = f"my {about} {said}"  # the subject left out: the same person
     elif going_on := subjectless.continued(said, about):
         said = statement = going_on  # "..., needs insulin": not the user's verb
+    elif about and not opens and (own := fragment(said)):  # "my partner is vegan, allergic to"
+        said = statement = own.replace("I'm", f"my {about} is", 1).replace(
+            "I have", f"my {about} has", 1
+        )
     joint = None if opened else together(said, opens_sentence=opens)
     if joint:  # "me and my gf priya are planning ...": a fact of both
         state.person = last_person(said, state.person)

@@ -149,3 +149,17 @@ def test_a_name_before_my_thing_names_it_and_a_verb_of_someone_elses_is_never_th
     user_says, captions
 ):
     assert _read(user_says) == captions
+
+
+@pytest.mark.parametrize(
+    ("user_says", "captions"),
+    [
+        ("my flatmate is coeliac, allergic to sesame and hates olives",
+         ["User's flatmate is coeliac", "User's flatmate is allergic to sesame",
+          "User's flatmate hates olives"]),
+        ("my nan is 88, diabetic, lives alone",
+         ["User's nan is 88", "User's nan is diabetic", "User's nan lives alone"]),
+    ],
+)  # fmt: skip
+def test_a_fragment_after_a_clause_about_someone_goes_on_about_them(user_says, captions):
+    assert _read(user_says) == captions
