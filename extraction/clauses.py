@@ -187,11 +187,18 @@ _NAMED_DESCRIBED = re.compile(r"\b((?i:i'm|i am)) ([A-Z][\w'-]+), (?=(?:a|an) )"
 _AGED = re.compile(r"\b((?:(?:my|our) [\w'-]+ )?)([A-Z][\w'-]+) \((\d{1,3})\)")
 
 
+# "Tom (my husband) is a chef": whose the name is, in brackets after it.
+_RELATION_AFTER = re.compile(r"\b([A-Z][\w'-]+) \(((?i:my|our) [\w' -]{1,30})\)")
+_NAME_AFTER = re.compile(r"\b((?i:my|our) [\w'-]+) \(([A-Z][\w'-]+)\)")
+
+
 def _ages_moved(content: str) -> str:
     """The content with each age in brackets after a name said after its sentence ("two kids,
     Emma (8) and Noah (5)." is "two kids, Emma and Noah. Emma is 8. Noah is 5.", "my son Leo
-    (6)" "my son Leo ... my son Leo is 6."): in brackets it cut the list, and the names and
-    ages were lost."""
+    (6)" "my son Leo ... my son Leo is 6."; "Tom (my husband)" is "my husband Tom"): in
+    brackets it cut the list, and the names and ages were lost."""
+    content = _RELATION_AFTER.sub(r"\2 \1", content)  # "my husband Tom is a chef"
+    content = _NAME_AFTER.sub(r"\1 \2", content)  # "my sister (Anna)" is "my sister Anna"
     while match := _AGED.search(content):
         end = _SENTENCE_END.search(content, match.end()).start()  # type: ignore[union-attr]
         ages = [f"{m[1]}{m[2]} is {m[3]}." for m in _AGED.finditer(content[:end])]

@@ -163,3 +163,14 @@ def test_a_name_before_my_thing_names_it_and_a_verb_of_someone_elses_is_never_th
 )  # fmt: skip
 def test_a_fragment_after_a_clause_about_someone_goes_on_about_them(user_says, captions):
     assert _read(user_says) == captions
+
+
+@pytest.mark.parametrize(
+    ("user_says", "captions"),
+    [
+        ("Dev (my stepdad) is a plasterer", ["User's stepdad Dev is a plasterer"]),
+        ("my niece (Orla) plays the harp", ["User's niece Orla plays the harp"]),
+    ],
+)
+def test_whose_a_name_is_in_brackets_is_read(user_says, captions):
+    assert _read(user_says) == captions
