@@ -34,6 +34,8 @@ def fragment(part: str) -> str | None:
             break
     if not words or len(words) > 8:
         return None
+    if len(words) == 1 and words[0].strip(",.!").istitle():
+        return None  # "Pixel": a name alone, never a condition or a thing the user is
     text = " ".join(words).strip(" ,.!;:")
     said = words_of(text)
     if (

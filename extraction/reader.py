@@ -373,7 +373,8 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
     whom the clause before ended by naming ("i got a dog, a rescue greyhound called pepper"),
     and a clause that leaves its subject out after a comma goes on about the person the one
     before was about ("my sister lives in bergen, moved there for uni and never left")."""
-    opened = _opened(clause)
+    # "..., from a shelter in Kent": mid-sentence, "from" goes on with the clause before it.
+    opened = _opened(clause) if opens or words_of(clause)[:1] != ["from"] else None
     ended, about, state.ended, state.about = state.ended, state.about, "", ""
     group, state.group = state.group, ""
     copied = shared(statement, state.last) or same_as_before(statement, state.last)
@@ -391,6 +392,8 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
     said = _opening(statement)
     if ended and words_of(said)[:1] in (["a"], ["an"]):
         said = statement = f"my {ended} is {said}"  # an apposition: what they just named is
+    elif ended and len(name := names_alone(statement) or []) == 1 and name[0][0].isupper():
+        return [f"User's {ended} is called {name[0]}"]  # "we had a baby girl, Rosie, ..."
     elif about and not opens and opens_without_i(words_of(said)):
         said = statement = f"my {about} {said}"  # the subject left out: the same person
     elif going_on := subjectless.continued(said, about):
@@ -427,8 +430,8 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         listed = listed_with(part)
         if listed:  # "living in milan with my wife giulia and our 2 kids": each its own fact
             head = part[: part.lower().rfind(" with ")]
-            captions += (named := [c for c in map(stated, listed[1]) if c])
-            part = head if named and caption_kept(caption_of(head)) else part  # "with my mum"
+            captions += (of_each := [c for c in map(stated, listed[1]) if c])
+            part = head if of_each and caption_kept(caption_of(head)) else part  # "with my mum"
         caption = practice_restored(caption_of(part), captions[-1] if captions else state.last)
         if caption_kept(caption):
             captions.append(caption)

@@ -174,3 +174,14 @@ def test_a_fragment_after_a_clause_about_someone_goes_on_about_them(user_says, c
 )
 def test_whose_a_name_is_in_brackets_is_read(user_says, captions):
     assert _read(user_says) == captions
+
+
+def test_a_name_between_commas_names_what_the_clause_before_ended_on():
+    assert _read("we adopted a kitten, Pixel, from a shelter in Kent") == [
+        "User adopted a kitten",
+        "User's kitten is called Pixel",
+    ]
+    # Mid-sentence, "from" goes on with the clause before; a name alone is nobody's condition.
+    assert _read("we rescued a greyhound, Pixel, from a shelter in Kent") == [
+        "User rescued a greyhound"
+    ]
