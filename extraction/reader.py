@@ -123,6 +123,7 @@ def _so_did(part: str) -> list[str]:
     return [part]
 
 
+_FROM_ONE = (["from", "a"], ["from", "an"])
 # The words that join statements (`_SUBJECT_BREAK`): one left at a part's end joins nothing,
 # and "and" or "but" opening a sentence ("And I sold the car in March") joins it to nothing.
 _JOINERS = frozenset({"and", "but", "while", "plus", "&", "+"})
@@ -373,8 +374,8 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
     whom the clause before ended by naming ("i got a dog, a rescue greyhound called pepper"),
     and a clause that leaves its subject out after a comma goes on about the person the one
     before was about ("my sister lives in bergen, moved there for uni and never left")."""
-    # "..., from a shelter in Kent": mid-sentence, "from" goes on with the clause before it.
-    opened = _opened(clause) if opens or words_of(clause)[:1] != ["from"] else None
+    # "..., from a shelter in Kent": mid-sentence, "from a" goes on with the clause before it.
+    opened = _opened(clause) if opens or words_of(clause)[:2] not in _FROM_ONE else None
     ended, about, state.ended, state.about = state.ended, state.about, "", ""
     group, state.group = state.group, ""
     copied = shared(statement, state.last) or same_as_before(statement, state.last)

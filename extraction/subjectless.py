@@ -166,6 +166,9 @@ def verbless_change(part: str) -> str | None:
         return None
     if set(words) & (lexicon("first_person") | lexicon("people") | {"you", "your", "it", "this"}):
         return None
+    counted = words[0].isdigit() or words[0] in lexicon("numerals")
+    if counted and words[1:2] and words[1] in lexicon("durations"):
+        return None  # "4 yrs now": how long something has gone on, not what the user is
     if words[0] in lexicon("determiners") or any(
         base_form(w) or past_tense(w) or third_singular(w) or gerund(w) for w in words
     ):

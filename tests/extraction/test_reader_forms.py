@@ -185,3 +185,9 @@ def test_a_name_between_commas_names_what_the_clause_before_ended_on():
     assert _read("we rescued a greyhound, Pixel, from a shelter in Kent") == [
         "User rescued a greyhound"
     ]
+
+
+def test_how_long_something_has_gone_on_is_not_what_the_user_is():
+    captions = _read("im a dental nurse at a practice in Hove, 6 yrs now")
+    assert not any("yrs" in c and c.startswith("User is 6") for c in captions)
+    assert "User is a dental nurse at a practice in Hove" in captions
