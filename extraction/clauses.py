@@ -11,7 +11,7 @@ corrects right after is not said, and a question, request or hypothetical states
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 
 from core.lexicon import lexicon, tagged
@@ -199,12 +199,27 @@ def _ages_moved(content: str) -> str:
     brackets it cut the list, and the names and ages were lost."""
     content = _RELATION_AFTER.sub(r"\2 \1", content)  # "my husband Tom is a chef"
     content = _NAME_AFTER.sub(r"\1 \2", content)  # "my sister (Anna)" is "my sister Anna"
-    while match := _AGED.search(content):
-        end = _SENTENCE_END.search(content, match.end()).start()  # type: ignore[union-attr]
-        ages = [f"{m[1]}{m[2]} is {m[3]}." for m in _AGED.finditer(content[:end])]
-        sentence = _AGED.sub(r"\1\2", content[:end]).rstrip()
-        content = f"{sentence}. {' '.join(ages)}{content[end:].lstrip('.')}"
-    return content
+    return _each_sentence(content, _aged) if _AGED.search(content) else content
+
+
+def _aged(sentence: str) -> str:
+    ages = [f"{m[1]}{m[2]} is {m[3]}." for m in _AGED.finditer(sentence)]
+    if not ages:
+        return sentence
+    body = _AGED.sub(r"\1\2", sentence).rstrip()
+    said = body.rstrip(".!?")
+    return f"{said}{body[len(said) :] or '.'} {' '.join(ages)} "
+
+
+def _each_sentence(content: str, rewrite: Callable[[str], str]) -> str:
+    """The content with each sentence rewritten on its own: a hostile message of thousands of
+    matches costs one pass, never one pass a match."""
+    return "".join(rewrite(match.group(0)) for match in _SENTENCES.finditer(content))
+
+
+_SENTENCES = re.compile(r"[^.!?\n]+[.!?\n]*|[.!?\n]+")
+# The most descriptions one sentence has moved: more is a list, not a description.
+_DESCRIPTIONS_PER_SENTENCE = 3
 
 
 def _descriptions_moved(content: str) -> str:
@@ -214,14 +229,21 @@ def _descriptions_moved(content: str) -> str:
     in Leeds"), and the sentence's verb loses its subject ("my car, a 2009 fiat, broke down"
     read "User broke down")."""
     content = _NAMED_DESCRIBED.sub(lambda m: f"{m.group(1)} {m.group(2)}. I'm ", content)
+    return _each_sentence(content, _described) if _DESCRIBED.search(content) else content
+
+
+def _described(sentence: str) -> str:
     at = 0
-    while match := _DESCRIBED.search(content, at):
-        end = _SENTENCE_END.search(content, match.end()).start()  # type: ignore[union-attr]
-        rest = content[match.end() : end].rstrip()
+    for _ in range(_DESCRIPTIONS_PER_SENTENCE):
+        match = _DESCRIBED.search(sentence, at)
+        if match is None:
+            break
+        end = _SENTENCE_END.search(sentence, match.end()).start()  # type: ignore[union-attr]
+        rest = sentence[match.end() : end].rstrip()
         moved = f"{match.group(1)} {rest}. {match.group(1)} is {match.group(2)}."
-        content = content[: match.start()] + moved + content[end:].lstrip(".")
+        sentence = sentence[: match.start()] + moved + sentence[end:].lstrip(".")
         at = match.start() + len(moved)
-    return content
+    return sentence
 
 
 def user_clauses(
