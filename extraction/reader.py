@@ -84,6 +84,9 @@ def _parts(clause: str) -> list[str]:
     parts = []
     for part in (p for split in _SUBJECT_BREAK.split(clause) for p in _so_did(split)):
         pieces = part.split(" and ")
+        if len(pieces) > _MOST_JOINED:
+            parts.append(part)  # a list or a flood of "and"s, not statements to split
+            continue
         parts.append(pieces[0])
         for piece in pieces[1:]:
             said = words_of(piece)
@@ -124,6 +127,8 @@ def _so_did(part: str) -> list[str]:
 
 
 _FROM_ONE = (["from", "a"], ["from", "an"])
+# The most statements one clause joins with "and" that are split apart.
+_MOST_JOINED = 12
 # The words that join statements (`_SUBJECT_BREAK`): one left at a part's end joins nothing,
 # and "and" or "but" opening a sentence ("And I sold the car in March") joins it to nothing.
 _JOINERS = frozenset({"and", "but", "while", "plus", "&", "+"})

@@ -110,12 +110,18 @@ def run_ons_marked(text: str) -> str:
     return " ".join(out)
 
 
+# How far ahead a run-on is read: whether words open a clause turns on its first few (a
+# subject and its verb), and reading each to its end cost a hostile run of "and"s a pass a word.
+_LOOKAHEAD = 16
+
+
 def _to_end(tokens: list[str]) -> str:
-    """The tokens up to the end of their clause as typed (its mark included)."""
-    for at, token in enumerate(tokens):
+    """The tokens up to the end of their clause as typed (its mark included), at most
+    `_LOOKAHEAD` of them."""
+    for at, token in enumerate(tokens[:_LOOKAHEAD]):
         if token.endswith(_ENDS):
             return " ".join(tokens[: at + 1])
-    return " ".join(tokens)
+    return " ".join(tokens[:_LOOKAHEAD])
 
 
 def _opens_clause(word: str, rest: str) -> bool:
