@@ -246,8 +246,12 @@ def lists_rejoined(parts: list[str]) -> list[str]:
 
 
 def _verbless(words: list[str]) -> bool:
+    """Whether words hold no verb, nor a verb run into its subject ("my son's 8")."""
     return not any(
-        finite(word, plural=True) or word in lexicon("copulas") or word in lexicon("auxiliaries")
+        finite(word, plural=True)
+        or word in lexicon("copulas")
+        or word in lexicon("auxiliaries")
+        or "'" in word
         for word in words
     )
 

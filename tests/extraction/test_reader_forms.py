@@ -191,3 +191,11 @@ def test_how_long_something_has_gone_on_is_not_what_the_user_is():
     captions = _read("im a dental nurse at a practice in Hove, 6 yrs now")
     assert not any("yrs" in c and c.startswith("User is 6") for c in captions)
     assert "User is a dental nurse at a practice in Hove" in captions
+
+
+def test_a_persons_clause_run_into_its_verb_is_no_thing_of_a_with_list():
+    assert _read("i work from home, my wife is a gp and my son's 8") == [
+        "User works from home",
+        "User's wife is a gp",
+        "User's son is 8",
+    ]
