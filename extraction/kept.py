@@ -27,7 +27,7 @@ def caption_kept(caption: str, *, verb: bool = True) -> bool:
         len(caption) > CAPTION_MAX_LENGTH
         or (verb and not states_a_fact(caption))
         or lacks_value(caption)
-        or has_phrase(caption, "not_durable")
+        or has_phrase(_main_clause(caption), "not_durable")
         or passing(caption)
         or len(words_of(caption)) < 2
         or has_phrase(_joint_resolved(caption), "vague")
@@ -38,6 +38,14 @@ def caption_kept(caption: str, *, verb: bool = True) -> bool:
         # "User's cat hates her": whose or whom the caption does not say.
         or words_of(caption)[-1:] in (["her"], ["his"])
     )
+
+
+def _main_clause(caption: str) -> str:
+    """The caption before a relative clause: "a husky named Koda who needs a lot of exercise"
+    is a lasting fact, whatever "needs a" says of the dog."""
+    for relative in (" who ", " which "):
+        caption = caption.split(relative, 1)[0]
+    return caption
 
 
 def _joint_resolved(caption: str) -> str:

@@ -60,7 +60,7 @@ from extraction.people import (
 from extraction.places import there_placed
 from extraction.run_ons import time_trimmed
 from extraction.shared import same_as_before, shared
-from extraction.verbs import past_tense
+from extraction.verbs import base_form, past_tense
 from extraction.wording import tidy_caption
 from memories.attributes import PRACTICE
 from memories.facets import read as read_facets
@@ -115,14 +115,19 @@ def _parts(clause: str) -> list[str]:
 
 
 def _so_did(part: str) -> list[str]:
-    """The part split before "so I <past tense>" ("the civic died so I bought a kia"): an event
-    of its own. "so I never cook", "so I sit all day" stay with the clause they follow: they say
-    what follows from it, not a fact of the user's life on their own."""
+    """The part split before "so I <past tense>" ("the civic died so I bought a kia") and, in
+    the user's own clause, before "but <verb>" ("I grew up in Manila but moved to Toronto"): a
+    statement of its own. "so I never cook", "so I sit all day" stay with the clause they
+    follow: they say what follows from it, not a fact of the user's life on their own."""
     words = part.split()
+    mine = words_of(part)[:1] in (["i"], ["i've"], ["i'm"])
     for at in range(1, len(words) - 2):
         said = [words[at].lower(), words[at + 1].lower(), *words_of(words[at + 2])[:1]]
         if said[:2] == ["so", "i"] and any(past_tense(word) for word in said[2:]):
             return [" ".join(words[:at]), " ".join(words[at + 1 :])]
+        verb = said[2] if said[1] in lexicon("adverbs") and len(said) > 2 else said[1]
+        if mine and said[0] == "but" and (past_tense(verb) or base_form(verb)):
+            return [" ".join(words[:at]), " ".join(["I", *words[at + 1 :]])]  # "but moved to"
     return [part]
 
 

@@ -199,3 +199,16 @@ def test_a_persons_clause_run_into_its_verb_is_no_thing_of_a_with_list():
         "User's wife is a gp",
         "User's son is 8",
     ]
+
+
+@pytest.mark.parametrize(
+    ("user_says", "caption"),
+    [
+        ("I grew up in Porto but moved to Lyon at 19", "User moved to Lyon at 19"),
+        ("I like jazz but hate opera", "User hates opera"),
+        ("we have a collie named Moss who needs a lot of walking",
+         "User has a collie named Moss who needs a lot of walking"),
+    ],
+)  # fmt: skip
+def test_a_statement_after_but_or_inside_a_relative_clause_is_kept(user_says, caption):
+    assert caption in _read(user_says)
