@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable
 from functools import cache
 
-from core.lexicon import lexicon, tagged
+from core.lexicon import lexicon, names, tagged
 from core.words import words_of
 from extraction.chat_forms import apostrophes_restored
 from extraction.labels import label_joined, labelled
@@ -38,8 +38,10 @@ def first_person_in(text: str) -> bool:
 # en dash): a spaced dash does. Nor does a dot inside a token ("2.5", "example.co.uk") or an
 # email address: one cut at its dots would keep "bob" as the user's email and leave the rest
 # where redaction cannot see it.
+_ABBREVIATIONS = "|".join(map(re.escape, sorted(names("abbreviations").values(), key=len)))
 _CLAUSE = re.compile(
-    r"(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b[A-Z]\.|(?<=\d),(?=\d{3}\b)|(?<=\d)\.(?=\d)"
+    rf"(?:\b(?:{_ABBREVIATIONS})\.(?= )|"
+    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b[A-Z]\.|(?<=\d),(?=\d{3}\b)|(?<=\d)\.(?=\d)"
     r"|(?<=[a-z0-9])\.(?=[a-z0-9]{2})|:(?=\S)|[^.!?;,:\n\u2013\u2014-]|(?<=\w)[-\u2013](?=\w))+"
     r"(?:[.!?;,:\n\u2013\u2014-]+|$)"
 )

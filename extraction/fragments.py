@@ -34,6 +34,11 @@ def fragment(part: str) -> str | None:
             break
     if not words or len(words) > 8:
         return None
+    lead = [word.lower().strip(",.!") for word in words[:2]]
+    if (lead[0].isdigit() or lead[0] in lexicon("numerals")) and lead[1:] and (
+        lead[1] in lexicon("durations")
+    ):
+        return None  # "ten years a midwife": how long, not what the user is
     if len(words) == 1 and words[0].strip(",.!").istitle():
         return None  # "Pixel": a name alone, never a condition or a thing the user is
     text = " ".join(words).strip(" ,.!;:")

@@ -181,6 +181,10 @@ def _in_first_person(part: str) -> str | None:
         return part
     if _their_person(words):  # "mum's a GP", chat leaving out the "my"
         return f"my {part}"
+    if words[0] in lexicon("adverbs") and words[1:2] and words[1] in pairs("pro_drop_states"):
+        adverb, rest = part.split(None, 1)  # "currently working in the ICU"
+        read = _in_first_person(rest)
+        return read.replace("I ", f"I {adverb.lower()} ", 1) if read else None
     if words[0] in pairs("pro_drop_states"):  # "living in milan" is "I live in milan"
         cut = subjectless.gerund_cut(part)  # "renting in london is a joke"
         verb = pairs("pro_drop_states")[words[0]]

@@ -212,3 +212,13 @@ def test_a_persons_clause_run_into_its_verb_is_no_thing_of_a_with_list():
 )  # fmt: skip
 def test_a_statement_after_but_or_inside_a_relative_clause_is_kept(user_says, caption):
     assert caption in _read(user_says)
+
+
+def test_an_abbreviation_ends_no_clause_and_an_adverb_before_a_dropped_i_stays():
+    captions = _read("I've been a midwife ten years, currently working nights at St. Mary's")
+    assert "User currently works nights at St. Mary's" in captions
+    assert _read("Dr. Okafor is my GP") == ["User's GP is Dr. Okafor"]
+
+
+def test_how_long_opening_a_fragment_is_no_value():
+    assert not any("ten years a" in c for c in _read("ten years a midwife, still love it"))
