@@ -35,8 +35,10 @@ def fragment(part: str) -> str | None:
     if not words or len(words) > 8:
         return None
     lead = [word.lower().strip(",.!") for word in words[:2]]
-    if (lead[0].isdigit() or lead[0] in lexicon("numerals")) and lead[1:] and (
-        lead[1] in lexicon("durations")
+    if (
+        (lead[0].isdigit() or lead[0] in lexicon("numerals"))
+        and lead[1:]
+        and (lead[1] in lexicon("durations"))
     ):
         return None  # "ten years a midwife": how long, not what the user is
     if len(words) == 1 and words[0].strip(",.!").istitle():

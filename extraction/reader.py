@@ -313,7 +313,7 @@ def read_statements(
             if at in introduced:
                 captions, state.ended, state.about = [introduced[at]], "", ""
             else:
-                opens = at in starts or clauses[at - 1][0].rstrip()[-1:] in {".", "!", "?"}
+                opens = at in starts or clauses[at - 1][0].rstrip()[-1:] in {".", "!", "?", ":"}
                 captions = _captions(clause, statement, state, opens)
             read = [(caption, category(caption)) for caption in captions]
             if readings is not None:

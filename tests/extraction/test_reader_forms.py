@@ -222,3 +222,9 @@ def test_an_abbreviation_ends_no_clause_and_an_adverb_before_a_dropped_i_stays()
 
 def test_how_long_opening_a_fragment_is_no_value():
     assert not any("ten years a" in c for c in _read("ten years a midwife, still love it"))
+
+
+def test_a_name_after_a_heading_opens_its_sentence():
+    assert _read("Big news: Priya and I got engaged in Goa!") == [
+        "User and Priya got engaged in Goa"
+    ]
