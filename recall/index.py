@@ -41,9 +41,10 @@ logger = logging.getLogger(__name__)
 # people; index v5: terms from `core.words` (a word of any script is one term), so an older
 # cached index's terms would not meet a prompt's. The domains' fingerprint retires cached
 # memberships computed from older word lists.
-# v6: when each memory holds (issue 33), and the timeline of past facts beside the current.
+# v6: when each memory holds (issue 33), and the timeline of past facts beside the current;
+# v7: whether the user has a fact an update closed (`UserIndex.has_replaced`).
 _VERSION_KEY = "recall:v4:version:{end_user_id}"
-_INDEX_KEY = "recall:v6:index:{end_user_id}:{stamp}:" + FINGERPRINT
+_INDEX_KEY = "recall:v7:index:{end_user_id}:{stamp}:" + FINGERPRINT
 # A shared-cache entry outlives no write (the stamp changes), so the TTL only bounds memory.
 _INDEX_TTL_SECONDS = 24 * 3600
 LOCAL_MAX_USERS = 2048
@@ -93,6 +94,11 @@ class UserIndex:
     valid_to: np.ndarray | None = None
     stated: np.ndarray | None = None
     replaced: np.ndarray | None = None
+    # Whether the user had a fact an update closed when this index was built (only a timeline
+    # holds it). Closing a fact takes it out of the active rows, so the stamp moves and the
+    # index is rebuilt: a present prompt nothing current answers reads the timeline only then.
+    # (Read with the active rows: False for a user with none, whom recall answers nothing.)
+    has_replaced: bool = False
 
     @property
     def size(self) -> int:
@@ -116,6 +122,7 @@ def index_build(
     stamp: str,
     model_id: str,
     records: list[tuple],
+    has_replaced: bool = False,
     k1: float = 1.2,
     b: float = 0.5,
 ) -> UserIndex:
@@ -198,6 +205,7 @@ def index_build(
         valid_to=times[:, 1],
         stated=times[:, 2],
         replaced=times[:, 3].astype(bool),
+        has_replaced=has_replaced,
     )
 
 
@@ -260,10 +268,26 @@ CURRENT_ROWS = "status = 'active'"
 TIMELINE_ROWS = "(status = 'active' OR (status = 'superseded' AND valid_to IS NOT NULL))"
 
 
-def fetch_records(end_user_id: int, rows: str = CURRENT_ROWS) -> list[tuple]:
+# Whether the user has a fact an update closed: a scalar subquery, so PostgreSQL runs it once
+# (an InitPlan) beside the rows, no round trip more.
+_HAS_REPLACED = (
+    f"(SELECT EXISTS (SELECT 1 FROM {Memory._meta.db_table} WHERE end_user_id = %s "
+    f"AND status = 'superseded' AND valid_to IS NOT NULL))"
+)
+
+
+def fetch_current(end_user_id: int) -> tuple[list[tuple], bool]:
+    """The user's active memories (`fetch_records`) and whether it has a fact an update
+    closed (`UserIndex.has_replaced`), in one statement."""
+    records = fetch_records(end_user_id, extra=_HAS_REPLACED)
+    return [record[:-1] for record in records], bool(records and records[0][-1])
+
+
+def fetch_records(end_user_id: int, rows: str = CURRENT_ROWS, *, extra: str = "") -> list[tuple]:
     """The user's active memories (or `rows`) in creation order, embeddings as float32 arrays,
-    each with its time (`index_build`)."""
+    each with its time (`index_build`); with `extra`, that column (taking the user's id) last."""
     table = Memory._meta.db_table
+    more = f", {extra}" if extra else ""
     with connection.cursor() as cursor:
         # vector_send() is pgvector's binary form (two int16 then big-endian float4s): parsing
         # it is a memory copy, where the text form costs a float() per dimension.
@@ -271,11 +295,13 @@ def fetch_records(end_user_id: int, rows: str = CURRENT_ROWS) -> list[tuple]:
             # The use-when hint is indexed with the text: its words find the memory too.
             f"SELECT id, caption, concat_ws(' ', full_text, nullif(use_when, '')), "
             f"vector_send(embedding), embedding_model, source_session_id, "
-            f"valid_from, valid_to, (stated_at AT TIME ZONE 'UTC')::date, status "
+            f"valid_from, valid_to, (stated_at AT TIME ZONE 'UTC')::date, status{more} "
             f"FROM {table} WHERE end_user_id = %s AND {rows} "
             f"ORDER BY created_at, id",
-            [end_user_id],
+            [end_user_id, end_user_id] if extra else [end_user_id],
         )
+        if extra:
+            return [(*_record(*row[:-1]), row[-1]) for row in cursor.fetchall()]
         return [_record(*row) for row in cursor.fetchall()]
 
 
@@ -439,11 +465,13 @@ def _index_at(end_user_id: int, stamp: str, *, shared: bool) -> UserIndex:
             return index
     # The stamp was read before the rows: if a write lands in between, the index is stored
     # under the old stamp, which that write's invalidation has already retired.
+    records, has_replaced = fetch_current(end_user_id)
     index = index_build(
         end_user_id=end_user_id,
         stamp=stamp,
         model_id=model_id,
-        records=fetch_records(end_user_id),
+        records=records,
+        has_replaced=has_replaced,
     )
     _local_put(index)
     if shared:
