@@ -60,6 +60,8 @@ def _fronted_end(tokens: list[str], said: list[str], start: int) -> int | None:
     for at in range(start, min(len(tokens), start + _FRONTED_WORDS)):
         if at > start and said[at] in lexicon("user_subjects"):
             return at
+        if at > start and said[at] in lexicon("first_person") and time_tail(said[:at]) == 0:
+            return at  # "since last week my work laptop is ...": the clause opens at "my"
         if tokens[at].endswith(",") and at + 1 < len(tokens):
             return at + 1
     return None

@@ -56,6 +56,8 @@ SAID_AT = datetime.datetime(2026, 8, 17, 12, tzinfo=datetime.UTC)
          "User has been learning the harp", datetime.date(2026, 3, 1)),
         ("Lessons. Since last year I've been fostering rescue greyhounds.",
          "User has been fostering rescue greyhounds", datetime.date(2025, 1, 1)),
+        ("Since January my commute is by canal boat, the trains were awful.",
+         "User's commute is by canal boat", datetime.date(2026, 1, 1)),
     ],
 )  # fmt: skip
 def test_a_time_opening_the_sentence_dates_the_clause_it_opens(user_says, caption, since):
