@@ -268,26 +268,11 @@ CURRENT_ROWS = "status = 'active'"
 TIMELINE_ROWS = "(status = 'active' OR (status = 'superseded' AND valid_to IS NOT NULL))"
 
 
-# Whether the user has a fact an update closed: a scalar subquery, so PostgreSQL runs it once
-# (an InitPlan) beside the rows, no round trip more.
-_HAS_REPLACED = (
-    f"(SELECT EXISTS (SELECT 1 FROM {Memory._meta.db_table} WHERE end_user_id = %s "
-    f"AND status = 'superseded' AND valid_to IS NOT NULL))"
-)
-
-
-def fetch_current(end_user_id: int) -> tuple[list[tuple], bool]:
-    """The user's active memories (`fetch_records`) and whether it has a fact an update
-    closed (`UserIndex.has_replaced`), in one statement."""
-    records = fetch_records(end_user_id, extra=_HAS_REPLACED)
-    return [record[:-1] for record in records], bool(records and records[0][-1])
-
-
-def fetch_records(end_user_id: int, rows: str = CURRENT_ROWS, *, extra: str = "") -> list[tuple]:
+def fetch_records(end_user_id: int, rows: str = CURRENT_ROWS) -> tuple[list[tuple], bool]:
     """The user's active memories (or `rows`) in creation order, embeddings as float32 arrays,
-    each with its time (`index_build`); with `extra`, that column (taking the user's id) last."""
+    each with its time (`index_build`); and whether the user has a fact an update closed
+    (`UserIndex.has_replaced`: a scalar subquery, run once beside the rows, no round trip)."""
     table = Memory._meta.db_table
-    more = f", {extra}" if extra else ""
     with connection.cursor() as cursor:
         # vector_send() is pgvector's binary form (two int16 then big-endian float4s): parsing
         # it is a memory copy, where the text form costs a float() per dimension.
@@ -295,14 +280,15 @@ def fetch_records(end_user_id: int, rows: str = CURRENT_ROWS, *, extra: str = ""
             # The use-when hint is indexed with the text: its words find the memory too.
             f"SELECT id, caption, concat_ws(' ', full_text, nullif(use_when, '')), "
             f"vector_send(embedding), embedding_model, source_session_id, "
-            f"valid_from, valid_to, (stated_at AT TIME ZONE 'UTC')::date, status{more} "
+            f"valid_from, valid_to, (stated_at AT TIME ZONE 'UTC')::date, status, "
+            f"(SELECT EXISTS (SELECT 1 FROM {table} WHERE end_user_id = %s "
+            f"AND status = 'superseded' AND valid_to IS NOT NULL)) "
             f"FROM {table} WHERE end_user_id = %s AND {rows} "
             f"ORDER BY created_at, id",
-            [end_user_id, end_user_id] if extra else [end_user_id],
+            [end_user_id, end_user_id],
         )
-        if extra:
-            return [(*_record(*row[:-1]), row[-1]) for row in cursor.fetchall()]
-        return [_record(*row) for row in cursor.fetchall()]
+        found = cursor.fetchall()
+    return [_record(*row[:-1]) for row in found], bool(found and found[0][-1])
 
 
 def _record(
@@ -465,7 +451,7 @@ def _index_at(end_user_id: int, stamp: str, *, shared: bool) -> UserIndex:
             return index
     # The stamp was read before the rows: if a write lands in between, the index is stored
     # under the old stamp, which that write's invalidation has already retired.
-    records, has_replaced = fetch_current(end_user_id)
+    records, has_replaced = fetch_records(end_user_id)
     index = index_build(
         end_user_id=end_user_id,
         stamp=stamp,
