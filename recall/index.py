@@ -41,8 +41,7 @@ logger = logging.getLogger(__name__)
 # people; index v5: terms from `core.words` (a word of any script is one term), so an older
 # cached index's terms would not meet a prompt's. The domains' fingerprint retires cached
 # memberships computed from older word lists.
-# v6: when each memory holds (issue 33), and the timeline of past facts beside the current;
-# v7: whether the user has a fact an update closed (`UserIndex.has_replaced`).
+# v6: when each memory holds (issue 33), and the timeline; v7: `UserIndex.has_replaced`.
 _VERSION_KEY = "recall:v4:version:{end_user_id}"
 _INDEX_KEY = "recall:v7:index:{end_user_id}:{stamp}:" + FINGERPRINT
 # A shared-cache entry outlives no write (the stamp changes), so the TTL only bounds memory.
@@ -94,10 +93,8 @@ class UserIndex:
     valid_to: np.ndarray | None = None
     stated: np.ndarray | None = None
     replaced: np.ndarray | None = None
-    # Whether the user had a fact an update closed when this index was built (only a timeline
-    # holds it). Closing a fact takes it out of the active rows, so the stamp moves and the
-    # index is rebuilt: a present prompt nothing current answers reads the timeline only then.
-    # (Read with the active rows: False for a user with none, whom recall answers nothing.)
+    # Whether an update had closed one of the user's facts when it was built (closing one moves
+    # the stamp): only then does a present prompt nothing current answers read the timeline.
     has_replaced: bool = False
 
     @property
@@ -451,13 +448,9 @@ def _index_at(end_user_id: int, stamp: str, *, shared: bool) -> UserIndex:
             return index
     # The stamp was read before the rows: if a write lands in between, the index is stored
     # under the old stamp, which that write's invalidation has already retired.
-    records, has_replaced = fetch_records(end_user_id)
+    rows, replaced = fetch_records(end_user_id)
     index = index_build(
-        end_user_id=end_user_id,
-        stamp=stamp,
-        model_id=model_id,
-        records=records,
-        has_replaced=has_replaced,
+        end_user_id=end_user_id, stamp=stamp, model_id=model_id, records=rows, has_replaced=replaced
     )
     _local_put(index)
     if shared:
