@@ -9,7 +9,8 @@ sentence of its own before the rest (`fronted_events`):
 - "since|after I ...": the user's own clause as it is;
 - "since|after my <thing> <time>": when it was ("my surgery was in May"). Without a time it
   says nothing the reader can state, and only the rest is read.
-Any other opening ("since you asked", "after all") leaves the sentence as it was.
+A time alone ("since June", "since last week") dates the clause it opens, and any
+other opening ("since you asked", "after all") leaves the sentence as it was.
 """
 
 from __future__ import annotations
@@ -42,7 +43,9 @@ def _sentence(sentence: str) -> str:
         return sentence
     start = len(opening)
     end = _fronted_end(tokens, said, start)
-    if end is None:
+    if end is None or time_tail(said[:end]) == 0:
+        # "Since June I've been lead volunteer": a time, which dates the clause it opens
+        # (`time_phrases.time_fronted` puts it after it); no event of its own.
         return sentence
     fronted, rest = tokens[start:end], tokens[end:]
     fronted[-1] = fronted[-1].rstrip(",;:")
@@ -57,6 +60,8 @@ def _fronted_end(tokens: list[str], said: list[str], start: int) -> int | None:
     for at in range(start, min(len(tokens), start + _FRONTED_WORDS)):
         if at > start and said[at] in lexicon("user_subjects"):
             return at
+        if at > start and said[at] in lexicon("first_person") and time_tail(said[:at]) == 0:
+            return at  # "since last week my work laptop is ...": the clause opens at "my"
         if tokens[at].endswith(",") and at + 1 < len(tokens):
             return at + 1
     return None

@@ -40,7 +40,34 @@ def candidates_timed(candidates: list[Candidate]) -> list[Candidate]:
     timed = [candidate_timed(candidate) for candidate in candidates]
     starts = [_bare_start(candidate.caption) for candidate in candidates]
     timed = [_started_after(timed, starts, at) for at in range(len(timed))]
-    return [_since_the_change(timed, at) for at in range(len(timed))]
+    timed = [_since_the_change(timed, at) for at in range(len(timed))]
+    return [_dated_beside(timed, at) for at in range(len(timed))]
+
+
+def _dated_beside(timed: list[Candidate], at: int) -> Candidate:
+    """ "Got my results last week, I passed N4": an event told in the past with no time of its
+    own, in the same sentence right after a dated event in the past, happened then. Not a state
+    of the past ("I moved here last year, I lived in Rome": `_held_in_past`), nor one in a
+    sentence of its own ("I moved to Lisbon last month. I grew up in Porto") or told after it
+    ("..., and then we rented a barge")."""
+    candidate = timed[at]
+    if candidate.valid_from or candidate.valid_to or not at:
+        return candidate
+    before = timed[at - 1]
+    if not (
+        before.valid_from
+        and not before.valid_to
+        and (before.said or "").rstrip().endswith(",")
+        # Opening on the user, not on a word that orders it ("and then we rented a barge").
+        and (words_of(candidate.said or "") or [""])[0] in lexicon("user_subjects")
+        and _told_together(candidate, before)
+        and _tense(before.caption) == "past"
+        and _tense(candidate.caption) == "past"
+        and not _held_in_past(candidate.caption, True)
+        and not has_phrase(candidate.said or candidate.caption, "time_now")
+    ):
+        return candidate
+    return replace(candidate, valid_from=before.valid_from)
 
 
 def _started_after(timed: list[Candidate], starts: list[bool], at: int) -> Candidate:

@@ -41,7 +41,7 @@ logger = logging.getLogger(__name__)
 # people; index v5: terms from `core.words` (a word of any script is one term), so an older
 # cached index's terms would not meet a prompt's. The domains' fingerprint retires cached
 # memberships computed from older word lists.
-# v6: when each memory holds (issue 33), and the timeline of past facts beside the current.
+# v6: when each memory holds (issue 33), and the timeline; v7: `UserIndex.has_replaced`.
 _VERSION_KEY = "recall:v4:version:{end_user_id}"
 _INDEX_KEY = "recall:v7:index:{end_user_id}:{stamp}:" + FINGERPRINT
 # A shared-cache entry outlives no write (the stamp changes), so the TTL only bounds memory.
@@ -97,6 +97,9 @@ class UserIndex:
     valid_to: np.ndarray | None = None
     stated: np.ndarray | None = None
     replaced: np.ndarray | None = None
+    # Whether an update had closed one of the user's facts when it was built (closing one moves
+    # the stamp): only then does a present prompt nothing current answers read the timeline.
+    has_replaced: bool = False
 
     @property
     def size(self) -> int:
@@ -120,6 +123,7 @@ def index_build(
     stamp: str,
     model_id: str,
     records: list[tuple],
+    has_replaced: bool = False,
     k1: float = 1.2,
     b: float = 0.5,
 ) -> UserIndex:
@@ -206,6 +210,7 @@ def index_build(
         valid_to=times[:, 1],
         stated=times[:, 2],
         replaced=times[:, 3].astype(bool),
+        has_replaced=has_replaced,
     )
 
 
@@ -266,9 +271,10 @@ CURRENT_ROWS = "status = 'active'"
 TIMELINE_ROWS = "(status = 'active' OR (status = 'superseded' AND valid_to IS NOT NULL))"
 
 
-def fetch_records(end_user_id: int, rows: str = CURRENT_ROWS) -> list[tuple]:
+def fetch_records(end_user_id: int, rows: str = CURRENT_ROWS) -> tuple[list[tuple], bool]:
     """The user's active memories (or `rows`) in creation order, embeddings as float32 arrays,
-    each with its time (`index_build`)."""
+    each with its time (`index_build`); and whether the user has a fact an update closed
+    (`UserIndex.has_replaced`: a scalar subquery, run once beside the rows, no round trip)."""
     table = Memory._meta.db_table
     with connection.cursor() as cursor:
         # vector_send() is pgvector's binary form (two int16 then big-endian float4s): parsing
@@ -277,12 +283,15 @@ def fetch_records(end_user_id: int, rows: str = CURRENT_ROWS) -> list[tuple]:
             # The use-when hint is indexed with the text: its words find the memory too.
             f"SELECT id, caption, concat_ws(' ', full_text, nullif(use_when, '')), "
             f"vector_send(embedding), embedding_model, source_session_id, "
-            f"valid_from, valid_to, (stated_at AT TIME ZONE 'UTC')::date, status "
+            f"valid_from, valid_to, (stated_at AT TIME ZONE 'UTC')::date, status, "
+            f"(SELECT EXISTS (SELECT 1 FROM {table} WHERE end_user_id = %s "
+            f"AND status = 'superseded' AND valid_to IS NOT NULL)) "
             f"FROM {table} WHERE end_user_id = %s AND {rows} "
             f"ORDER BY created_at, id",
-            [end_user_id],
+            [end_user_id, end_user_id],
         )
-        return [_record(*row) for row in cursor.fetchall()]
+        found = cursor.fetchall()
+    return [_record(*row[:-1]) for row in found], bool(found and found[0][-1])
 
 
 def _record(
@@ -445,11 +454,9 @@ def _index_at(end_user_id: int, stamp: str, *, shared: bool) -> UserIndex:
             return index
     # The stamp was read before the rows: if a write lands in between, the index is stored
     # under the old stamp, which that write's invalidation has already retired.
+    rows, replaced = fetch_records(end_user_id)
     index = index_build(
-        end_user_id=end_user_id,
-        stamp=stamp,
-        model_id=model_id,
-        records=fetch_records(end_user_id),
+        end_user_id=end_user_id, stamp=stamp, model_id=model_id, records=rows, has_replaced=replaced
     )
     _local_put(index)
     if shared:

@@ -189,10 +189,16 @@ def _recall(
     else:
         ranked = ranked_by(mode, limit)
     answered = index  # the index whose rows the answer names
-    if reading == "present" and not ranked.rows.size and mode in ("hybrid", "vector"):
+    if (
+        reading == "present"
+        and not ranked.rows.size
+        and index.has_replaced
+        and mode in ("hybrid", "vector")
+    ):
         # Nothing current reached the prompt: a fact an update replaced may ("my partner"
         # after "my boyfriend Tom", replaced by "dating Ana now"). It says the prompt is about
-        # the user; only the facts that hold today answer it. One query more, only here.
+        # the user; only the facts that hold today answer it. One query more (the timeline's
+        # stamp), only for a user the index says has such a fact.
         timeline = user_timeline_get(end_user_id=index.end_user_id)
         if timeline.replaced is not None and timeline.replaced.any():
             answered = timeline

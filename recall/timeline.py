@@ -55,7 +55,7 @@ def user_timeline_get(*, end_user_id: int) -> UserIndex:
         end_user_id=end_user_id,
         stamp=stamp,
         model_id=model_id,
-        records=fetch_records(end_user_id, TIMELINE_ROWS),
+        records=fetch_records(end_user_id, TIMELINE_ROWS)[0],
     )
     with local_lock:
         timelines[end_user_id] = index

@@ -187,3 +187,17 @@ def test_did_is_a_past_so_a_month_told_with_it_is_the_last_one():
     )
 
     assert timed.valid_from == datetime.date(2026, 9, 1)
+
+
+def test_a_past_event_right_after_a_dated_one_in_the_same_sentence_happened_then():
+    timed = _read_and_timed("Got my driving test result last week, I passed first time!")
+
+    assert ("User passed first time", datetime.date(2026, 11, 2), None) in timed
+
+
+def test_a_past_event_in_a_sentence_of_its_own_or_a_past_state_keeps_no_borrowed_time():
+    apart = _read_and_timed("I sold the kayak last month. I bought a paddleboard.")
+    state = _read_and_timed("I moved to Galway last year, I lived in Cork.")
+
+    assert ("User bought a paddleboard", None, None) in apart
+    assert not any(start for caption, start, _ in state if caption.startswith("User lived in Cork"))

@@ -11,6 +11,7 @@ import datetime
 import pytest
 
 from memories.models import Memory
+from recall.index import timelines, user_index_get
 from recall.services import memory_recall
 from recall.timeline import asks_about_past
 
@@ -97,3 +98,26 @@ def test_a_present_request_reached_only_by_a_replaced_fact_is_answered_by_its_su
     ids = [m.id for m in found.memories]
     assert tom.id not in ids
     assert ids[:1] == [ana.id]
+
+
+def test_an_unanswered_present_request_reads_no_timeline_for_a_user_nothing_replaced(
+    end_user, remember, tenant
+):
+    remember(end_user, "User goes to the pub quiz at the Red Cow every Tuesday", stated_at=FEB)
+
+    found = memory_recall(
+        tenant=tenant, external_id=end_user.external_id, prompt="how do I descale a kettle?"
+    )
+
+    assert found.memories == []
+    assert end_user.pk not in timelines  # no query more for the timeline's stamp
+
+
+def test_the_index_knows_when_an_update_closed_one_of_the_users_facts(end_user, remember):
+    (tom,) = remember(end_user, "User's boyfriend Tom is a chef", stated_at=FEB)
+    remember(end_user, "User is dating a woman called Ana now", stated_at=AUG)
+    assert not user_index_get(end_user_id=end_user.pk).has_replaced
+
+    Memory.objects.filter(pk=tom.pk).update(status=Memory.Status.SUPERSEDED, valid_to=JUL)
+
+    assert user_index_get(end_user_id=end_user.pk).has_replaced
