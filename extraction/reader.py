@@ -193,7 +193,8 @@ def _in_first_person(part: str) -> str | None:
         return f"I {part}"  # "dont eat meat": a negation the registry reads, not a request
     if opens_without_i(words):
         negated = words[0] in {"not", "never"} and words[1:2] != ["been"]
-        part = part[:1].lower() + part[1:] if words[0] in lexicon("negators") else part
+        # The opener is no name: "Cancelled my gym" is "I cancelled my gym", never "I Cancelled".
+        part = part[:1].lower() + part[1:] if part[1:2].islower() else part
         described = fragment(part) if len(words) > 2 and words[1] not in _BREAKS else None
         if described and described.startswith(("I'm a ", "I'm an ")):
             return described  # "retired police officer": what the user is, not what they did

@@ -228,3 +228,9 @@ def test_a_name_after_a_heading_opens_its_sentence():
     assert _read("Big news: Priya and I got engaged in Goa!") == [
         "User and Priya got engaged in Goa"
     ]
+
+
+def test_a_capital_opening_a_clause_without_i_is_no_name_in_the_caption():
+    assert _read("Cancelled my Audible subscription last week") == [
+        "User cancelled their Audible subscription last week"
+    ]
