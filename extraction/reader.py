@@ -34,6 +34,7 @@ from extraction.candidates import Candidate
 from extraction.clauses import opens_without_i, user_clauses, without_instructions
 from extraction.corrections import correcting, only_correcting
 from extraction.definite import definite_mine, relations_of
+from extraction.described import description_split
 from extraction.ellipsis import practice_restored
 from extraction.fragments import fragment
 from extraction.fronted import fronted
@@ -450,7 +451,8 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
             part = head if of_each and caption_kept(caption_of(head)) else part  # "with my mum"
         caption = practice_restored(caption_of(part), captions[-1] if captions else state.last)
         if caption_kept(caption):
-            captions.append(caption)
+            split = [c for c in description_split(caption) if caption_kept(c)]
+            captions += split if len(split) > 1 else [caption]  # "a designer living in Austin"
             state.ended = named_last(time_trimmed(part)) or ""
             state.group = group_counted(caption) or ""
             state.person = state.ended or state.group or state.person

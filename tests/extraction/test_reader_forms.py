@@ -92,11 +92,12 @@ def test_a_clause_about_it_is_never_what_the_user_has():
     assert not any("it's" in c or "it is" in c for c in captions)
 
 
-def test_a_description_after_the_users_name_is_what_they_are():
+def test_a_description_after_the_users_name_is_what_they_are_each_fact_apart():
     captions = _read("Hi! I'm Marisol, a 33-year-old midwife living in Cork with my husband")
     assert captions == [
         "User is called Marisol",
-        "User is a 33-year-old midwife living in Cork with their husband",
+        "User is a 33-year-old midwife",
+        "User lives in Cork with their husband",
     ]
 
 

@@ -1,0 +1,30 @@
+"""A description of the user that runs into what they do: "User is a 28-year-old graphic
+designer living in Austin with their girlfriend" says two facts, what the user is and where
+they live. Stored as one, an update of either ("moved to Denver") would supersede both, and
+the job would be lost with the town; so each is a caption of its own.
+
+Only after "User is a/an <what they are>", and only at a participle of the closed class of
+states chat states without "I" (`pro_drop_states.txt`: "living", "working", "studying"), whose
+verb is a plain verb ("live", not "am trying").
+"""
+
+from __future__ import annotations
+
+from core.lexicon import pairs
+from core.words import words_of
+from extraction.wording import third_person
+
+
+def description_split(caption: str) -> list[str]:
+    """The caption as its facts: ["User is a graphic designer", "User lives in Austin"] for
+    "User is a graphic designer living in Austin"; [caption] for any other."""
+    words = caption.split()
+    if words[:3] not in (["User", "is", "a"], ["User", "is", "an"]):
+        return [caption]
+    for at in range(4, len(words) - 1):
+        said = words_of(words[at])
+        verb = pairs("pro_drop_states").get(said[0]) if said else None
+        if verb and " " not in verb:
+            head = " ".join(words[:at]).rstrip(",")
+            return [head, third_person(" ".join(["I", verb, *words[at + 1 :]]))]
+    return [caption]
