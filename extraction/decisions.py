@@ -28,6 +28,7 @@ from extraction.candidates import Candidate
 from extraction.cued_changes import cued_change, slot_changed
 from extraction.merge_evidence import (
     NEAR_DUPLICATE_SIMILARITY,
+    advised_same_fact,
     candidate_facets,
     candidate_reading,
     different_people,
@@ -303,7 +304,13 @@ def checked_judgement(
         return advice or rules
     known = [by_ref[ref] for ref in advice.refs if ref in by_ref]
     if advice.verdict == Verdict.SAME:
-        if known and same_fact(candidate, known[0]):
+        # The model's word and the words' agreement (`advised_same_fact`), never where the
+        # rules read a change: a contradiction merged away would lose the new value.
+        if known and (
+            same_fact(candidate, known[0])
+            if rules.verdict == Verdict.CONTRADICTS
+            else advised_same_fact(candidate, known[0])
+        ):
             return Judgement(Verdict.SAME, refs=(known[0].memory.ref,), reason=advice.reason,
                              signal=advice.signal)  # fmt: skip
         # Not that fact after all: what the rules read (a contradiction, a restatement of
@@ -389,7 +396,10 @@ def _decide_one(
         target = next((by_ref[ref] for ref in judgement.refs if ref in by_ref), None)
     elif neighbours and neighbours[0].similarity >= NEAR_DUPLICATE_SIMILARITY:
         target = neighbours[0]  # a near-identical wording is a restatement if nothing differs
-    if target is not None and same_fact(candidate, target):
+    # The LLM's "same" was checked against the words already (`checked_judgement`).
+    advised = judgement.verdict == Verdict.SAME and judgement.signal != ReviewItem.Signal.RULES
+    evidence = advised_same_fact if advised else same_fact
+    if target is not None and evidence(candidate, target):
         if target.memory.status != Memory.Status.ACTIVE:
             # Restating a pending conflict adds nothing until it is reviewed.
             return Decision(

@@ -59,7 +59,7 @@ def _as_said(word: str, reading: Reading) -> str:
     return word
 
 
-def _value(word: str) -> bool:
+def closed_value(word: str) -> bool:
     """A value of a closed class: a number, a day or a month, a given name or a place."""
     if any(ch.isdigit() for ch in word):
         return True
@@ -73,7 +73,7 @@ def _closed_values() -> frozenset[str]:
     return found | names("given_names").keys() | names("place_names").keys()
 
 
-def _siblings(first: str, second: str) -> bool:
+def siblings(first: str, second: str) -> bool:
     """Two members of one kind of the kinds lexicon (two pets, two instruments), or two points
     of one scale (`core/lexicons/scales.txt`: "older" and "younger", "cheap" and "expensive")."""
     mine, theirs = closure([lemma(first)]) - {lemma(first)}, closure([lemma(second)])
@@ -100,11 +100,11 @@ def counterparts(
     found: set[str] = set()
     for word in extra:
         said = _as_said(word, reading).lower()
-        if _value(said):
+        if closed_value(said):
             continue
         for candidate in others:
             theirs = _as_said(candidate, other).lower()
-            if _value(theirs) or _siblings(said, theirs):
+            if closed_value(theirs) or siblings(said, theirs):
                 continue
             if similar(said, theirs) >= WORD_ALIGN_SIMILARITY:
                 found.add(word)

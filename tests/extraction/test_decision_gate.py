@@ -197,3 +197,42 @@ def test_a_same_verdict_naming_the_wrong_memory_leaves_the_restatement_the_readi
     )
 
     assert (decision.action, decision.target) == (Action.MERGE, "mem_b")
+
+
+@pytest.mark.parametrize(
+    ("stored", "new"),
+    [
+        ("User uses dark mode everywhere", "User said they always use a dark theme"),
+        ("User uses Figma for all design work", "User mentioned Figma is their go-to design tool"),
+        ("User is left-handed", "User writes with their left hand"),
+    ],
+)
+def test_a_same_verdict_on_a_rewording_merges_at_middling_similarity(stored, new):
+    # Neither the cosine nor the facets make these one fact; the model's "same" does, with
+    # the words bearing it out: nothing of one says a number, name or other value the other
+    # does not.
+    decision = decide_one(
+        known("mem_a", stored, unit(1, 0, 0)), new, 0.7, llm_says(Verdict.SAME, "mem_a")
+    )
+
+    assert (decision.action, decision.target) == (Action.MERGE, "mem_a")
+
+
+@pytest.mark.parametrize(
+    ("stored", "new"),
+    [
+        ("User drinks black coffee every morning", "User drinks peppermint tea in the evening"),
+        ("User's cat is called Miso", "User's cat is called Tofu"),
+        ("User runs 5k every Saturday", "User runs 10k every Saturday"),
+        ("User has a full beard", "User shaved off their beard"),
+        ("User is always clean-shaven", "User trims their beard every Sunday"),
+        ("User swims on Mondays", "User swims on Thursdays"),
+    ],
+)
+def test_a_same_verdict_for_two_values_of_one_thing_never_merges(stored, new):
+    decision = decide_one(
+        known("mem_a", stored, unit(1, 0, 0)), new, 0.8, llm_says(Verdict.SAME, "mem_a")
+    )
+
+    assert decision.action in {Action.INSERT, Action.HOLD}
+    assert decision.target is None
