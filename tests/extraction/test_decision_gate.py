@@ -202,15 +202,13 @@ def test_a_same_verdict_naming_the_wrong_memory_leaves_the_restatement_the_readi
 @pytest.mark.parametrize(
     ("stored", "new"),
     [
-        ("User uses dark mode everywhere", "User said they always use a dark theme"),
-        ("User uses Figma for all design work", "User mentioned Figma is their go-to design tool"),
-        ("User is left-handed", "User writes with their left hand"),
+        ("User is gluten intolerant", "User said bread upsets them due to gluten intolerance"),
+        ("User uses Ubuntu on their laptop", "User mentioned their laptop runs Ubuntu"),
     ],
 )
 def test_a_same_verdict_on_a_rewording_merges_at_middling_similarity(stored, new):
     # Neither the cosine nor the facets make these one fact; the model's "same" does, with
-    # the words bearing it out: nothing of one says a number, name or other value the other
-    # does not.
+    # the words bearing it out: the wording the merge keeps says every word of the other.
     decision = decide_one(
         known("mem_a", stored, unit(1, 0, 0)), new, 0.7, llm_says(Verdict.SAME, "mem_a")
     )
@@ -227,6 +225,8 @@ def test_a_same_verdict_on_a_rewording_merges_at_middling_similarity(stored, new
         ("User has a full beard", "User shaved off their beard"),
         ("User is always clean-shaven", "User trims their beard every Sunday"),
         ("User swims on Mondays", "User swims on Thursdays"),
+        ("User's husband is vegan", "User's husband is allergic to nuts"),
+        ("User's husband is allergic to nuts", "User's husband is vegan and allergic to cats"),
     ],
 )
 def test_a_same_verdict_for_two_values_of_one_thing_never_merges(stored, new):
