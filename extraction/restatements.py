@@ -19,7 +19,6 @@ from extraction.updates import THEIRS, Reading, closure, lemma, link
 from extraction.verbs import base_form, finite, gerund
 from extraction.word_alignment import (
     WordSimilarity,
-    closed_value,
     counterparts,
     siblings,
     word_similarity,

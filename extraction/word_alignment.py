@@ -59,7 +59,7 @@ def _as_said(word: str, reading: Reading) -> str:
     return word
 
 
-def closed_value(word: str) -> bool:
+def _value(word: str) -> bool:
     """A value of a closed class: a number, a day or a month, a given name or a place."""
     if any(ch.isdigit() for ch in word):
         return True
@@ -100,11 +100,11 @@ def counterparts(
     found: set[str] = set()
     for word in extra:
         said = _as_said(word, reading).lower()
-        if closed_value(said):
+        if _value(said):
             continue
         for candidate in others:
             theirs = _as_said(candidate, other).lower()
-            if closed_value(theirs) or siblings(said, theirs):
+            if _value(theirs) or siblings(said, theirs):
                 continue
             if similar(said, theirs) >= WORD_ALIGN_SIMILARITY:
                 found.add(word)
