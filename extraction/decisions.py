@@ -36,7 +36,7 @@ from extraction.merge_evidence import (
     keeps_both,
     same_fact,
 )
-from extraction.restatements import reworded
+from extraction.restatements import restated_in_words, reworded
 from extraction.updates import Reading, Update, link, reading, update
 from memories.comparison import Verdict, compare, shares_attribute
 from memories.facets import Facet, facets_read
@@ -324,7 +324,11 @@ def checked_judgement(
     # pair the linker links (the same person, attribute, word, kind or wording; facts about
     # different people never conflict).
     reading = candidate_reading(candidate)
-    refs = tuple(n.memory.ref for n in known if link(reading, n.memory.reading, n.similarity))
+    refs = tuple(
+        n.memory.ref
+        for n in known
+        if link(reading, n.memory.reading, n.similarity) and not _says_less(reading, n.memory)
+    )
     if not refs:
         return rules
     return Judgement(
@@ -334,6 +338,14 @@ def checked_judgement(
         signal=advice.signal,
         explicit_update=advice.explicit_update or rules.explicit_update,
     )
+
+
+def _says_less(new: Reading, memory: KnownMemory) -> bool:
+    """Whether the stored wording says everything the new one does, and the user's words
+    announce no change ("User is on Netflix" of "User is on the Netflix plan with ads"): a
+    fact that says less than the stored one is no update of it, whatever a model answers."""
+    old = reading(memory.caption)
+    return restated_in_words(new, old, kept=old)
 
 
 def _decide_one(

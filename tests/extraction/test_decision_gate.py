@@ -236,3 +236,15 @@ def test_a_same_verdict_for_two_values_of_one_thing_never_merges(stored, new):
 
     assert decision.action in {Action.INSERT, Action.HOLD}
     assert decision.target is None
+
+
+def test_an_update_verdict_for_a_fact_that_says_less_than_the_stored_one_is_not_held():
+    # A small model's "update" for a vaguer wording of the stored fact: the user announced no
+    # change, and the stored wording says everything the new one does.
+    stored = known("mem_a", "User is on the Netflix plan with ads", unit(1, 0, 0))
+
+    decision = decide_one(
+        stored, "User is on Netflix", 0.7, llm_says(Verdict.CONTRADICTS, "mem_a"), supersede=True
+    )
+
+    assert decision.action != Action.HOLD and decision.conflicts == ()
