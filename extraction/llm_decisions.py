@@ -53,12 +53,12 @@ label last. Never leave out the reason. For example, these questions:
 "said": "sold the moped, i walk to work now"}
 {"q": 2, "stored": "User grows bonsai trees", "new": "User's hobby is growing bonsai", \
 "said": "bonsai is my hobby"}
-{"q": 3, "stored": "User plays the tuba", "new": "User's brother plays the tuba", \
-"said": "my brother plays the tuba"}
+{"q": 3, "stored": "User plays the tuba", "new": "User also plays the harmonica", \
+"said": "i play the harmonica too"}
 are answered:
 1: sold the moped, so riding it to work no longer holds => update
 2: both say the user grows bonsai, in other words => same
-3: the new fact is about the brother, not the user => compatible\
+3: the harmonica is added beside the tuba, both hold => compatible\
 """
 
 DECISION_USER_TEMPLATE = """\
