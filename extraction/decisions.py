@@ -28,6 +28,7 @@ from extraction.candidates import Candidate
 from extraction.cued_changes import cued_change, slot_changed
 from extraction.merge_evidence import (
     NEAR_DUPLICATE_SIMILARITY,
+    advised_same_fact,
     candidate_facets,
     candidate_reading,
     different_people,
@@ -35,7 +36,7 @@ from extraction.merge_evidence import (
     keeps_both,
     same_fact,
 )
-from extraction.restatements import reworded
+from extraction.restatements import restated_in_words, reworded
 from extraction.updates import Reading, Update, link, reading, update
 from memories.comparison import Verdict, compare, shares_attribute
 from memories.facets import Facet, facets_read
@@ -303,7 +304,13 @@ def checked_judgement(
         return advice or rules
     known = [by_ref[ref] for ref in advice.refs if ref in by_ref]
     if advice.verdict == Verdict.SAME:
-        if known and same_fact(candidate, known[0]):
+        # The model's word and the words' agreement (`advised_same_fact`), never where the
+        # rules read a change: a contradiction merged away would lose the new value.
+        if known and (
+            same_fact(candidate, known[0])
+            if rules.verdict == Verdict.CONTRADICTS
+            else advised_same_fact(candidate, known[0])
+        ):
             return Judgement(Verdict.SAME, refs=(known[0].memory.ref,), reason=advice.reason,
                              signal=advice.signal)  # fmt: skip
         # Not that fact after all: what the rules read (a contradiction, a restatement of
@@ -317,7 +324,11 @@ def checked_judgement(
     # pair the linker links (the same person, attribute, word, kind or wording; facts about
     # different people never conflict).
     reading = candidate_reading(candidate)
-    refs = tuple(n.memory.ref for n in known if link(reading, n.memory.reading, n.similarity))
+    refs = tuple(
+        n.memory.ref
+        for n in known
+        if link(reading, n.memory.reading, n.similarity) and not _says_less(reading, n.memory)
+    )
     if not refs:
         return rules
     return Judgement(
@@ -327,6 +338,14 @@ def checked_judgement(
         signal=advice.signal,
         explicit_update=advice.explicit_update or rules.explicit_update,
     )
+
+
+def _says_less(new: Reading, memory: KnownMemory) -> bool:
+    """Whether the stored wording says everything the new one does, and the user's words
+    announce no change ("User is on Netflix" of "User is on the Netflix plan with ads"): a
+    fact that says less than the stored one is no update of it, whatever a model answers."""
+    old = reading(memory.caption)
+    return restated_in_words(new, old, kept=old)
 
 
 def _decide_one(
@@ -389,7 +408,10 @@ def _decide_one(
         target = next((by_ref[ref] for ref in judgement.refs if ref in by_ref), None)
     elif neighbours and neighbours[0].similarity >= NEAR_DUPLICATE_SIMILARITY:
         target = neighbours[0]  # a near-identical wording is a restatement if nothing differs
-    if target is not None and same_fact(candidate, target):
+    # The LLM's "same" was checked against the words already (`checked_judgement`).
+    advised = judgement.verdict == Verdict.SAME and judgement.signal != ReviewItem.Signal.RULES
+    evidence = advised_same_fact if advised else same_fact
+    if target is not None and evidence(candidate, target):
         if target.memory.status != Memory.Status.ACTIVE:
             # Restating a pending conflict adds nothing until it is reviewed.
             return Decision(

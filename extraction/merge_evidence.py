@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from extraction.candidates import Candidate
-from extraction.restatements import restated_in_words, reworded
+from extraction.restatements import advised_rewording, restated_in_words, reworded
 from extraction.updates import Reading, reading
 from memories.attributes import PRACTICE
 from memories.comparison import NEAR_DUPLICATE_SIMILARITY, distinct, restates
@@ -68,6 +68,22 @@ def same_fact(candidate: Candidate, target: Near) -> bool:
         or target.similarity >= NEAR_DUPLICATE_SIMILARITY
         or keeps_both(candidate, target.memory)
         or in_other_words(candidate, target.memory)
+    )
+
+
+def advised_same_fact(candidate: Candidate, target: Near) -> bool:
+    """The evidence an LLM's "same" needs to merge: `same_fact`, or its words bear the model
+    out (`restatements.advised_rewording`: a restatement in other words with no number, name
+    or other value apart). The caller asks only where the rules read no contradiction."""
+    if same_fact(candidate, target):
+        return True
+    if different_people(candidate, target.memory) or _distinct(candidate, target.memory):
+        return False
+    return advised_rewording(
+        candidate_reading(candidate),
+        reading(target.memory.caption),
+        target.similarity,
+        new_kept=len(candidate.full_text) > len(target.memory.full_text),
     )
 
 

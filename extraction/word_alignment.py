@@ -73,7 +73,7 @@ def _closed_values() -> frozenset[str]:
     return found | names("given_names").keys() | names("place_names").keys()
 
 
-def _siblings(first: str, second: str) -> bool:
+def siblings(first: str, second: str) -> bool:
     """Two members of one kind of the kinds lexicon (two pets, two instruments), or two points
     of one scale (`core/lexicons/scales.txt`: "older" and "younger", "cheap" and "expensive")."""
     mine, theirs = closure([lemma(first)]) - {lemma(first)}, closure([lemma(second)])
@@ -104,7 +104,7 @@ def counterparts(
             continue
         for candidate in others:
             theirs = _as_said(candidate, other).lower()
-            if _value(theirs) or _siblings(said, theirs):
+            if _value(theirs) or siblings(said, theirs):
                 continue
             if similar(said, theirs) >= WORD_ALIGN_SIMILARITY:
                 found.add(word)

@@ -197,3 +197,54 @@ def test_a_same_verdict_naming_the_wrong_memory_leaves_the_restatement_the_readi
     )
 
     assert (decision.action, decision.target) == (Action.MERGE, "mem_b")
+
+
+@pytest.mark.parametrize(
+    ("stored", "new"),
+    [
+        ("User is gluten intolerant", "User said bread upsets them due to gluten intolerance"),
+        ("User uses Ubuntu on their laptop", "User mentioned their laptop runs Ubuntu"),
+    ],
+)
+def test_a_same_verdict_on_a_rewording_merges_at_middling_similarity(stored, new):
+    # Neither the cosine nor the facets make these one fact; the model's "same" does, with
+    # the words bearing it out: the wording the merge keeps says every word of the other.
+    decision = decide_one(
+        known("mem_a", stored, unit(1, 0, 0)), new, 0.7, llm_says(Verdict.SAME, "mem_a")
+    )
+
+    assert (decision.action, decision.target) == (Action.MERGE, "mem_a")
+
+
+@pytest.mark.parametrize(
+    ("stored", "new"),
+    [
+        ("User drinks black coffee every morning", "User drinks peppermint tea in the evening"),
+        ("User's cat is called Miso", "User's cat is called Tofu"),
+        ("User runs 5k every Saturday", "User runs 10k every Saturday"),
+        ("User has a full beard", "User shaved off their beard"),
+        ("User is always clean-shaven", "User trims their beard every Sunday"),
+        ("User swims on Mondays", "User swims on Thursdays"),
+        ("User's husband is vegan", "User's husband is allergic to nuts"),
+        ("User's husband is allergic to nuts", "User's husband is vegan and allergic to cats"),
+    ],
+)
+def test_a_same_verdict_for_two_values_of_one_thing_never_merges(stored, new):
+    decision = decide_one(
+        known("mem_a", stored, unit(1, 0, 0)), new, 0.8, llm_says(Verdict.SAME, "mem_a")
+    )
+
+    assert decision.action in {Action.INSERT, Action.HOLD}
+    assert decision.target is None
+
+
+def test_an_update_verdict_for_a_fact_that_says_less_than_the_stored_one_is_not_held():
+    # A small model's "update" for a vaguer wording of the stored fact: the user announced no
+    # change, and the stored wording says everything the new one does.
+    stored = known("mem_a", "User is on the Netflix plan with ads", unit(1, 0, 0))
+
+    decision = decide_one(
+        stored, "User is on Netflix", 0.7, llm_says(Verdict.CONTRADICTS, "mem_a"), supersede=True
+    )
+
+    assert decision.action != Action.HOLD and decision.conflicts == ()

@@ -88,6 +88,9 @@ def test_quoted_text_cannot_close_the_pairs_block():
         "Q1) moved away, so Berlin no longer holds. Label: update",
         "<think>hmm, same? no</think>\n1 - the user relocated -> contradicts",
         "Sure!\n1: The user now lives in Munich, not Berlin => **Update**",
+        '{"q": 1, "reason": "moved from Berlin to Munich", "label": "update"}',
+        "Answer 1: the user relocated, Berlin no longer holds => update",
+        "**1.** moved to another city => **update**",
     ],
 )
 def test_an_update_is_read_in_the_shapes_models_answer(reply):
@@ -119,7 +122,16 @@ def test_an_update_the_users_words_do_not_announce_is_held_not_superseded():
 
 @pytest.mark.parametrize(
     "reply",
-    ["I am not sure.", "1: hmm, hard to say", "7: => update", "", "update"],
+    [
+        "I am not sure.",
+        "1: hmm, hard to say",
+        "7: => update",
+        "",
+        "update",
+        # The choice of labels copied from the instructions is no answer.
+        "1: <reason> => update | same | compatible",
+        "1: update or same",
+    ],
 )
 def test_an_unusable_answer_is_left_out_for_the_rules(reply):
     questions = questions_of([MOVED], {0: [Neighbour(BERLIN, 0.4)]})
@@ -150,3 +162,18 @@ def test_the_call_asks_in_plain_text_with_no_schema_forcing_the_label_first(llm_
     assert call.judgements[0].verdict == Verdict.NEW
     [request] = llm_settings.calls
     assert "response_format" not in request.body
+
+
+def test_the_instructions_answer_their_example_reason_first_label_last():
+    from extraction.llm_decisions import DECISION_SYSTEM_PROMPT
+
+    example = DECISION_SYSTEM_PROMPT.split("are answered:\n", 1)[1]
+    answers = parse_decision_reply(example)
+
+    # One example of each label, each with a reason before it: a small model copies the shape.
+    assert [label for label, _ in answers.values()] == [
+        Verdict.CONTRADICTS,
+        Verdict.SAME,
+        Verdict.NEW,
+    ]
+    assert all(len(reason.split()) >= 5 for _, reason in answers.values())
