@@ -158,14 +158,16 @@ def _recall(
     # The rows the LLM modes may show the model: those the time allows.
     shown = np.arange(index.size) if allowed is None else np.flatnonzero(allowed)
 
-    def ranked_by(ranker: str, count: int) -> Ranked:
+    def ranked_by(
+        ranker: str, count: int, on: UserIndex | None = None, rows: np.ndarray | None = None
+    ) -> Ranked:
         ranked, notes = memory_ranked(
-            index=index,
+            index=index if on is None else on,
             prompt=prompt,
             mode=ranker,
             limit=count,
             explain=explain,
-            allowed=allowed,
+            allowed=allowed if on is None else rows,
         )
         if explanation is not None:
             explanation.update(notes)
@@ -202,16 +204,7 @@ def _recall(
         timeline = user_timeline_get(end_user_id=index.end_user_id)
         if timeline.replaced is not None and timeline.replaced.any():
             answered = timeline
-            ranked, notes = memory_ranked(
-                index=timeline,
-                prompt=prompt,
-                mode=mode,
-                limit=limit,
-                explain=explain,
-                allowed=current_rows(timeline, timezone.now().date()),
-            )
-            if explanation is not None:
-                explanation.update(notes)
+            ranked = ranked_by(mode, limit, timeline, current_rows(timeline, timezone.now().date()))
     signals = ranked.signals
     past = past_rows(answered, timezone.now().date())
     results = [
