@@ -11,11 +11,11 @@ corrects right after is not said, and a question, request or hypothetical states
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import cache
 
 from core.lexicon import lexicon, names, tagged
-from core.words import words_of
+from core.words import sentences_rewritten, words_of
 from extraction.chat_forms import apostrophes_restored
 from extraction.labels import label_joined, labelled
 from extraction.people import never_name
@@ -201,7 +201,7 @@ def _ages_moved(content: str) -> str:
     brackets it cut the list, and the names and ages were lost."""
     content = _RELATION_AFTER.sub(r"\2 \1", content)  # "my husband Tom is a chef"
     content = _NAME_AFTER.sub(r"\1 \2", content)  # "my sister (Anna)" is "my sister Anna"
-    return _each_sentence(content, _aged) if _AGED.search(content) else content
+    return sentences_rewritten(content, _aged) if _AGED.search(content) else content
 
 
 def _aged(sentence: str) -> str:
@@ -213,13 +213,6 @@ def _aged(sentence: str) -> str:
     return f"{said}{body[len(said) :] or '.'} {' '.join(ages)} "
 
 
-def _each_sentence(content: str, rewrite: Callable[[str], str]) -> str:
-    """The content with each sentence rewritten on its own: a hostile message of thousands of
-    matches costs one pass, never one pass a match."""
-    return "".join(rewrite(match.group(0)) for match in _SENTENCES.finditer(content))
-
-
-_SENTENCES = re.compile(r"[^.!?\n]+[.!?\n]*|[.!?\n]+")
 # The most descriptions one sentence has moved: more is a list, not a description.
 _DESCRIPTIONS_PER_SENTENCE = 3
 
@@ -231,7 +224,7 @@ def _descriptions_moved(content: str) -> str:
     in Leeds"), and the sentence's verb loses its subject ("my car, a 2009 fiat, broke down"
     read "User broke down")."""
     content = _NAMED_DESCRIBED.sub(lambda m: f"{m.group(1)} {m.group(2)}. I'm ", content)
-    return _each_sentence(content, _described) if _DESCRIBED.search(content) else content
+    return sentences_rewritten(content, _described) if _DESCRIBED.search(content) else content
 
 
 def _described(sentence: str) -> str:

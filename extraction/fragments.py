@@ -9,6 +9,7 @@ from __future__ import annotations
 from core.lexicon import lexicon
 from core.words import words_of
 from extraction.kept import caption_of
+from extraction.time_phrases import says_how_long
 from extraction.verbs import third_singular
 from memories.attributes import PRACTICE, attribute
 from memories.facets import kind_of
@@ -34,13 +35,8 @@ def fragment(part: str) -> str | None:
             break
     if not words or len(words) > 8:
         return None
-    lead = [word.lower().strip(",.!") for word in words[:2]]
-    if (
-        (lead[0].isdigit() or lead[0] in lexicon("numerals"))
-        and lead[1:]
-        and (lead[1] in lexicon("durations"))
-    ):
-        return None  # "ten years a midwife": how long, not what the user is
+    if says_how_long([word.lower().strip(",.!") for word in words[:2]]):
+        return None  # "ten years a midwife"
     if len(words) == 1 and words[0].strip(",.!").istitle():
         return None  # "Pixel": a name alone, never a condition or a thing the user is
     text = " ".join(words).strip(" ,.!;:")

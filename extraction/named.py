@@ -97,21 +97,20 @@ def names_joined(clauses: list[tuple[str, str]], starts: list[int]) -> list[tupl
     joined = list(clauses)
     head = None  # the clause that states the list so far
     for at, (clause, statement) in enumerate(clauses):
-        if head is not None and at not in starts and _capitalised(statement):
+        listed = _capitalised(statement)
+        if head is not None and at not in starts and listed:
             joined[head] = (joined[head][0], f"{joined[head][1]}{statement}")
             joined[at] = (clause, "")
-        elif _capitalised(statement):
-            head = at
         else:
-            head = None
+            head = at if listed else None
         if not clause.rstrip().endswith(","):
             head = None
     return joined
 
 
 def _capitalised(statement: str) -> bool:
-    names = names_alone(statement)
-    return bool(names) and all(name[:1].isupper() for name in names or ())
+    names = names_alone(statement) or []
+    return bool(names) and all(name[:1].isupper() for name in names)
 
 
 def stolen_by_someone(statement: str) -> str:

@@ -29,7 +29,7 @@ from functools import cache
 from core.lexicon import has_phrase, lexicon, pairs
 from core.metrics import READER_CLAUSES_SKIPPED
 from core.words import word_spans, words_of
-from extraction import named, slots, subjectless
+from extraction import slots, subjectless
 from extraction.candidates import Candidate
 from extraction.clauses import opens_without_i, user_clauses, without_instructions
 from extraction.corrections import correcting, only_correcting
@@ -41,7 +41,14 @@ from extraction.fronted import fronted
 from extraction.introductions import introductions
 from extraction.kept import caption_kept, caption_of, category
 from extraction.lists import lists_distributed
-from extraction.named import group_counted, group_named, names_alone, names_placed, one_of
+from extraction.named import (
+    group_counted,
+    group_named,
+    names_alone,
+    names_joined,
+    names_placed,
+    one_of,
+)
 from extraction.people import (
     both_stated,
     closed_reading,
@@ -83,7 +90,7 @@ def _parts(clause: str) -> list[str]:
     """The clause's statements: split at a new subject, and at "and" before a verb that
     leaves the "I" out ("I'm 41 and have bad knees")."""
     parts = []
-    for part in (p for split in _SUBJECT_BREAK.split(clause) for p in _so_did(split)):
+    for part in (p for split in _SUBJECT_BREAK.split(clause) for p in _events_apart(split)):
         pieces = part.split(" and ")
         if len(pieces) > _MOST_JOINED:
             parts.append(part)  # a list or a flood of "and"s, not statements to split
@@ -115,7 +122,7 @@ def _parts(clause: str) -> list[str]:
     return lists_rejoined([_undangled(part) for part in parts if _undangled(part)])
 
 
-def _so_did(part: str) -> list[str]:
+def _events_apart(part: str) -> list[str]:
     """The part split before "so I <past tense>" ("the civic died so I bought a kia") and, in
     the user's own clause, before "but <verb>" ("I grew up in Manila but moved to Toronto"): a
     statement of its own. "so I never cook", "so I sit all day" stay with the clause they
@@ -132,6 +139,7 @@ def _so_did(part: str) -> list[str]:
     return [part]
 
 
+# "from a" / "from an" mid-sentence: where something came from, never the user's origin.
 _FROM_ONE = (["from", "a"], ["from", "an"])
 # The most statements one clause joins with "and" that are split apart.
 _MOST_JOINED = 12
@@ -301,7 +309,7 @@ def read_statements(
     seen: set[str] = set()
     starts: list[int] = []
     clauses = lists_distributed(_clauses_read(messages, skipped, starts))
-    clauses = named.names_joined(clauses, starts)  # "Ada, Bea and Cleo": one list
+    clauses = names_joined(clauses, starts)  # "Ada, Bea and Cleo": one list
     try:
         introduced = introductions(clauses, starts)
     except Exception:  # the clauses are still read one by one

@@ -12,6 +12,7 @@ a wish. Another person, pet, number or name is another word, so it never merges.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from core.lexicon import lexicon
 from core.words import words_of
@@ -93,10 +94,16 @@ def _apart(words: frozenset[str], reading: Reading, other: Reading) -> bool:
     return any((closure([word]) - {word}) & other.concepts for word in words)
 
 
+@cache
+def _relation_lemmas() -> frozenset[str]:
+    """The lemmas of the verbs that only tie a person to a thing (`relation_verbs.txt`)."""
+    return frozenset(lemma(verb) for verb in lexicon("relation_verbs"))
+
+
 def _verb_of_its_own(word: str, reading: Reading) -> bool:
     """Whether a lemma is said as a verb in its wording, one that does more than tie the
     person to a thing (`core/lexicons/relation_verbs.txt`)."""
-    if word in {lemma(verb) for verb in lexicon("relation_verbs")}:
+    if word in _relation_lemmas():
         return False
     return any(
         lemma(said) == word and (finite(said) or base_form(said) or gerund(said))
@@ -127,9 +134,8 @@ def reworded(
     extra_new, extra_old = new.words - old.concepts, old.words - new.concepts
     if extra_new and extra_old:
         # A verb that only ties the person to the thing ("uses" and "runs" Arch) is no word
-        # apart, nor are words of one meaning, one on each side.
-        # Only one on each side: "rents" against "owns" is another relation.
-        relation = {lemma(word) for word in lexicon("relation_verbs")}
+        # apart when each side says one; "rents" against "owns" is another relation.
+        relation = _relation_lemmas()
         if extra_new & relation and extra_old & relation:
             extra_new, extra_old = extra_new - relation, extra_old - relation
         # Words of one meaning, one on each side, are no word apart.
@@ -181,7 +187,7 @@ def advised_rewording(
         return False
     if not _names(dropped) <= _names(kept) | kept.words:
         return False
-    relation = {lemma(word) for word in lexicon("relation_verbs")}
+    relation = _relation_lemmas()
     extra_new, extra_old = new.words - old.concepts - relation, old.words - new.concepts - relation
     extra_new, extra_old = (
         extra_new - counterparts(extra_new, new, extra_old, old, similar),

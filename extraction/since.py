@@ -15,24 +15,21 @@ other opening ("since you asked", "after all") leaves the sentence as it was.
 
 from __future__ import annotations
 
-import re
-
 from core.lexicon import lexicon
-from core.words import words_of
+from core.words import sentences_rewritten, words_of
 from extraction.time_phrases import time_tail
 from extraction.verbs import past_of_gerund
 
 # The words that open such a sentence, and the most words its fronted part may have.
 _OPENINGS = (("ever", "since"), ("since",), ("after",))
 _FRONTED_WORDS = 10
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?\n]*")
 
 
 def fronted_events(content: str) -> str:
     """The content with each sentence's fronted event put as a sentence of its own."""
     if "since" not in content.lower() and "after" not in content.lower():
         return content
-    return "".join(_sentence(match.group(0)) for match in _SENTENCE.finditer(content))
+    return sentences_rewritten(content, _sentence)
 
 
 def _sentence(sentence: str) -> str:

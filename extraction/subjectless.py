@@ -29,7 +29,7 @@ from core.lexicon import has_phrase, lexicon
 from core.words import words_of
 from extraction.cues import cues_of
 from extraction.people import last_person
-from extraction.time_phrases import time_fronted
+from extraction.time_phrases import says_how_long, time_fronted
 from extraction.updates import content_lemmas
 from extraction.verbs import base_form, gerund, past_tense, third_singular
 
@@ -166,9 +166,8 @@ def verbless_change(part: str) -> str | None:
         return None
     if set(words) & (lexicon("first_person") | lexicon("people") | {"you", "your", "it", "this"}):
         return None
-    counted = words[0].isdigit() or words[0] in lexicon("numerals")
-    if counted and words[1:2] and words[1] in lexicon("durations"):
-        return None  # "4 yrs now": how long something has gone on, not what the user is
+    if says_how_long(words):
+        return None  # "4 yrs now"
     if words[0] in lexicon("determiners") or any(
         base_form(w) or past_tense(w) or third_singular(w) or gerund(w) for w in words
     ):

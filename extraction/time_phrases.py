@@ -370,3 +370,13 @@ def time_tail(words: list[str]) -> int:
     while at > 0 and _timely(words[at - 1]):
         at -= 1
     return at if at < len(words) and _names_time(words[at:]) else len(words)
+
+
+def says_how_long(words: list[str]) -> bool:
+    """Whether words open with a count of a unit of time ("4 yrs now", "ten years a midwife"):
+    how long something has gone on, never what the user is or has become."""
+    return (
+        len(words) > 1
+        and (words[0].isdigit() or words[0] in lexicon("numerals"))
+        and words[1] in lexicon("durations")
+    )
