@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from core.lexicon import lexicon
+from core.lexicon import lexicon, pairs
 
 # A word as typed, and what follows it up to the next word.
 _TOKEN = re.compile(r"[^\W_][\w'\u2019]*|[^\w]+")
@@ -65,6 +65,19 @@ def apostrophes_restored(text: str) -> str:
             continue  # "were moving to bristol": "we're" only where a clause opens
         tokens[at] = _restored(tokens[at], meant)
     return "".join(_possessives_restored(tokens, words))
+
+
+def shorthands_expanded(text: str) -> str:
+    """The text with each chat shorthand typed in lower case read as the words it stands for
+    (`chat_shorthands.txt`: "rn" is "right now"), except after a determiner ("the atm")."""
+    tokens = _TOKEN.findall(text)
+    words = [at for at, token in enumerate(tokens) if token[:1].isalnum()]
+    for place, at in enumerate(words):
+        meant = pairs("chat_shorthands").get(tokens[at])
+        before = tokens[words[place - 1]].lower() if place else ""
+        if meant and before not in lexicon("determiners"):
+            tokens[at] = meant
+    return "".join(tokens)
 
 
 def _opener(tokens: list[str], words: list[int], place: int) -> bool:

@@ -16,7 +16,7 @@ from functools import cache
 
 from core.lexicon import lexicon, names, tagged
 from core.words import sentences_rewritten, words_of
-from extraction.chat_forms import apostrophes_restored
+from extraction.chat_forms import apostrophes_restored, shorthands_expanded
 from extraction.labels import label_joined, labelled
 from extraction.people import never_name
 from extraction.run_ons import run_ons_marked
@@ -272,6 +272,7 @@ def clauses_read(
         content = apostrophes_restored(content)  # "shes" is "she's", "im" is "i'm"
         content = fronted_events(content)  # "since moving to Denver, I ...": I moved there
         content = run_ons_marked(content)  # "im 29 i work in sales my husband is ..."
+        content = shorthands_expanded(content)  # "rn" is "right now"
         if starts is not None:
             starts.append(len(found))
         for clause in _keys_joined(

@@ -57,7 +57,8 @@ def _head(statement: str) -> str | None:
     if words[0] in {"i", "we"}:
         at = 1
     elif words[0] in _USER:
-        at = 0  # "i'm allergic to nuts": the verb is in the subject
+        # "i'm allergic to nuts": the verb is in the subject, or after it ("we've got a cat")
+        at = 1 if words[1] == "got" else 0
     elif (mention := mention_at(" ".join(tokens), 0)) is not None:
         at = mention.end
     elif (owned := _owned_copula(words)) is not None:  # "my hobbies are climbing, chess and"
@@ -152,7 +153,17 @@ def _distributed(clauses: list[tuple[str, str]]) -> list[tuple[str, str]]:
                 break
         else:
             run = []
+        if _names_of_count(statement[len(head) :], [item for _, items in run for item in items]):
+            continue  # "two rescue greyhounds, Pepper and Salt" (`extraction.named`)
         for nxt, items in run:
             stated = " and ".join(f"{head} {item}" for item in items)
             out[nxt] = (clauses[nxt][0], stated)
     return out
+
+
+def _names_of_count(thing: str, items: list[str]) -> bool:
+    """Whether the items name what the head counted: a count, then one word typed with a
+    capital per item ("two rescue greyhounds" | "Pepper", "Salt")."""
+    said = words_of(thing)
+    counted = bool(said) and (said[0].isdigit() or said[0] in lexicon("numerals"))
+    return counted and all(len(item.split()) == 1 and item[:1].isupper() for item in items)

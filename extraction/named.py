@@ -19,12 +19,15 @@ from extraction.people import never_name, third_person_verb
 
 # "User has two cats", "User has 2 kids", "User has twins": the user's people or pets counted.
 _COUNTED = re.compile(
-    r"^User (?:has|has got|got|adopted|keeps) (?:(?P<count>\w+) )?(?P<group>[\w -]+?)$"
+    r"^User (?:has got|has|got|adopted|keeps) (?:(?P<count>\w+) )?(?P<group>[\w -]+?)$"
 )
 
 
-def group_counted(caption: str) -> str | None:
-    """The group a caption counts ("cats" in "User has two cats"), else None."""
+def group_counted(caption: str, *, listed: bool = True) -> str | None:
+    """The group a caption counts ("cats" in "User has two cats"), else None. With `listed`
+    false, a group no lexicon lists as people or pets ("two rescue greyhounds") is one too: a
+    breed, a flock or a herd is an open class, and only names typed as names may name it
+    (`names_counted`)."""
     match = _COUNTED.match(caption)
     if not match:
         return None
@@ -34,7 +37,15 @@ def group_counted(caption: str) -> str | None:
         return None  # "User has a dog", "User has no kids"
     if not count and " " in group:
         return None  # "User has twins" only: a group named alone
-    return group if group in lexicon("people_plural") else None
+    if group in lexicon("people_plural"):
+        return group
+    return None if listed or not count or count in {"1", "one"} else group
+
+
+def names_counted(statement: str) -> list[str] | None:
+    """The names a clause lists when each is typed with a capital ("Pepper and Salt"), the
+    only names that may name a group no lexicon lists."""
+    return names_alone(statement) if _capitalised(statement) else None
 
 
 def one_of(group: str) -> str:

@@ -45,6 +45,7 @@ from extraction.named import (
     group_counted,
     group_named,
     names_alone,
+    names_counted,
     names_joined,
     names_placed,
     one_of,
@@ -77,10 +78,13 @@ logger = logging.getLogger(__name__)
 
 CONFIDENCE = 0.7
 # A clause goes on with another subject after "and" / "but" ("I'm vegan and my partner is a
-# nurse"): each is its own statement.
+# nurse"), an adverb or a chat filler between them or not ("... and honestly i'm exhausted",
+# "... and tbh my boss is great"): each is its own statement.
+_ASIDES = lexicon("adverbs") | lexicon("fillers") | {"then", "since"}
+_BETWEEN = "|".join(re.escape(word) for word in sorted(_ASIDES, key=len)[::-1])
 _SUBJECT_BREAK = re.compile(
     r"\s*(?:\s(?:and|but|while|plus|because|cause|cos)|&|\+|\sso(?=\s+(?:my|our|she|he)\b))"
-    r"(?:\s+(?:now|then|also|so|since))?\s+"
+    rf"(?:\s+(?:{_BETWEEN}),?)?\s+"
     r"(?=(?:i|i'm|im|i've|ive|my|our|we|we're|it|it's|its|she|she's|he|he's|they|they're)\b)",
     re.I,
 )
@@ -150,10 +154,18 @@ _OPENERS = lexicon("fillers") | {"and", "but"}
 
 
 def _undangled(part: str) -> str:
-    """The part without the joining words it ends on ("I'm vegan and and" is "I'm vegan")."""
+    """The part without the joining words it ends on ("I'm vegan and and" is "I'm vegan"), or
+    a joining word and an aside where the clause was cut after them ("i'm a nurse and
+    honestly, | i love it")."""
     words = part.split()
-    while words and words[-1].lower().strip(",;") in _JOINERS:
-        words.pop()
+    while words:
+        said = [word.lower().strip(",;") for word in words[-2:]]
+        if said[-1] in _JOINERS:
+            words.pop()
+        elif len(said) == 2 and said[0] in _JOINERS and said[1] in _ASIDES:
+            del words[-2:]
+        else:
+            break
     return " ".join(words)
 
 
@@ -388,6 +400,7 @@ class _State:
     ended: str = ""  # the person or pet the last clause ended by naming ("i got a dog")
     about: str = ""  # whom the last clause was about, when one of the user's people
     group: str = ""  # the people or pets the last clause counted ("cats")
+    things: str = ""  # anything the last clause counted ("rescue greyhounds"), as `group`
     last: str = ""  # the last caption the clause before stated
     named: dict[str, str] = field(default_factory=dict)  # a name listed after a count: whose
     known: set[str] = field(default_factory=set)  # the user's people and pets said so far
@@ -406,6 +419,9 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
     if copied:  # "..., like my mum", "my son has the same allergy": the fact is theirs too
         return [copied]
     names = names_alone(statement) if group else None
+    if not names and state.things:  # "we've got two rescue greyhounds, Pepper and Salt"
+        group, names = state.things, names_counted(statement)
+    state.things = ""
     if names:  # "I have two cats, Pip and Squeak"
         state.named.update({name.lower(): one_of(group) for name in names})
         return [group_named(group, names)]
@@ -463,6 +479,7 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
             captions += split if len(split) > 1 else [caption]  # "a designer living in Austin"
             state.ended = named_last(time_trimmed(part)) or ""
             state.group = group_counted(caption) or ""
+            state.things = group_counted(caption, listed=False) or ""
             state.person = state.ended or state.group or state.person
     return captions
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from core.lexicon import lexicon
+from core.lexicon import lexicon, pairs
 from core.words import words_of
 from extraction.people import mention_at, third_person_verb
 from extraction.verbs import finite, third_singular
@@ -54,9 +54,12 @@ _TIMES = frozenset(
 
 @cache
 def _enders() -> frozenset[str]:
-    """The chat words a clause ends on, whatever opened it ("lol", "tbh", "rn", "honestly")."""
+    """The chat words a clause ends on, whatever opened it ("lol", "tbh", "rn", "honestly"):
+    a shorthand ("rn", "atm") where what it stands for is one."""
+    temporary = lexicon("temporary")
+    shorthands = {typed for typed, meant in pairs("chat_shorthands").items() if meant in temporary}
     return (
-        (lexicon("chat_debris") | lexicon("fillers") | lexicon("temporary"))
+        (lexicon("chat_debris") | lexicon("fillers") | temporary | shorthands)
         - lexicon("conjunctions")
         - {"like", "so", "too", "as", "well", "either", "also", "please", "pls"}
     )

@@ -328,6 +328,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A broker outage of any length: the worker keeps reconnecting (every 30 s at most) instead of
 # exiting after 100 tries; `run_local` restarts one that exits anyway.
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# A channel error while the broker restarts (a reply to a half-closed connection, Valkey still
+# loading its data) is retried like a lost connection, not an "Unrecoverable error" exit.
+CELERY_BROKER_CHANNEL_ERROR_RETRY = True
 # A task running when the broker goes away finishes (its job is saved); its message, which
 # could not be acknowledged, is delivered again later and finds the job done. True (Celery 6's
 # default) would kill it and leave the job `running` for the stalled-job replay.
