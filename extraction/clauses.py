@@ -172,10 +172,11 @@ def _named_first(match: re.Match) -> str:
     return f"{match.group(2)} {match.group(1)} "
 
 
-# "my sister, a nurse in Leeds, is visiting": a description between commas after someone or
-# something of the user's, with the sentence going on after it.
+# "my sister, a nurse in Leeds, is visiting", "my husband, who works as an architect, is a
+# keen cyclist": a description between commas after someone or something of the user's, with
+# the sentence going on after it.
 _DESCRIBED = re.compile(
-    r"\b((?:my|our) (?:[\w'-]+ ){0,2}?[\w'-]+), ((?:a|an) [^,.!?;:\n]{1,60}?), (?=\w)", re.I
+    r"\b((?:my|our) (?:[\w'-]+ ){0,2}?[\w'-]+), ((?:a|an|who) [^,.!?;:\n]{1,60}?), (?=\w)", re.I
 )
 _SENTENCE_END = re.compile(r"[.!?\n]|$")
 
@@ -213,6 +214,26 @@ def _aged(sentence: str) -> str:
     return f"{said}{body[len(said) :] or '.'} {' '.join(ages)} "
 
 
+# "our twins, Ava and Isla, start school": the names of one of the user's people between
+# commas, the sentence going on after them.
+_NAMES_BETWEEN = re.compile(
+    r"\b((?i:my|our) ([\w'-]+)), ([A-Z][\w'-]+(?: (?:and|&) [A-Z][\w'-]+)?), (?=[a-z])"
+)
+
+
+def _names_placed(content: str) -> str:
+    """The content with the names between commas after one of the user's people placed after
+    the relation ("our twins Ava and Isla start school"): cut at the commas, the relation was a
+    clause alone and the names another, and the sentence's verb lost its subject."""
+
+    def placed(match: re.Match) -> str:
+        if match.group(2).lower() not in lexicon("people"):
+            return match.group(0)
+        return f"{match.group(1)} {match.group(3)} "
+
+    return _NAMES_BETWEEN.sub(placed, content)
+
+
 # The most descriptions one sentence has moved: more is a list, not a description.
 _DESCRIPTIONS_PER_SENTENCE = 3
 
@@ -235,7 +256,10 @@ def _described(sentence: str) -> str:
             break
         end = _SENTENCE_END.search(sentence, match.end()).start()  # type: ignore[union-attr]
         rest = sentence[match.end() : end].rstrip()
-        moved = f"{match.group(1)} {rest}. {match.group(1)} is {match.group(2)}."
+        said = match.group(2)
+        # "my husband, who works as an architect, is ...": the clause says it with its verb.
+        described = said[4:] if said.lower().startswith("who ") else f"is {said}"
+        moved = f"{match.group(1)} {rest}. {match.group(1)} {described}."
         sentence = sentence[: match.start()] + moved + sentence[end:].lstrip(".")
         at = match.start() + len(moved)
     return sentence
@@ -277,7 +301,9 @@ def clauses_read(
             starts.append(len(found))
         for clause in _keys_joined(
             _CLAUSE.findall(
-                _descriptions_moved(_ages_moved(_APPOSITION.sub(_named_first, content)))
+                _descriptions_moved(
+                    _ages_moved(_names_placed(_APPOSITION.sub(_named_first, content)))
+                )
             )
         ):
             rest = _correction(clause)

@@ -135,7 +135,11 @@ def _events_apart(part: str) -> list[str]:
     mine = words_of(part)[:1] in (["i"], ["i've"], ["i'm"])
     for at in range(1, len(words) - 2):
         said = [words[at].lower(), words[at + 1].lower(), *words_of(words[at + 2])[:1]]
-        if said[:2] == ["so", "i"] and any(past_tense(word) for word in said[2:]):
+        if (
+            said[:2] in (["so", "i"], ["so", "i've"])
+            and any(past_tense(word) or word in _PARTICIPLES for word in said[2:])
+            and len(words) > at + 3  # what was done: "so I quit" names nothing
+        ):  # "so I bought a heat pump", "so I've cut out alcohol": an event
             return [" ".join(words[:at]), " ".join(words[at + 1 :])]
         verb = said[2] if said[1] in lexicon("adverbs") and len(said) > 2 else said[1]
         if mine and said[0] == "but" and (past_tense(verb) or base_form(verb)):
@@ -143,6 +147,9 @@ def _events_apart(part: str) -> list[str]:
     return [part]
 
 
+# The forms after "I've" that past_tense does not make: irregular participles ("given") and
+# pasts that are their base too ("cut", "put").
+_PARTICIPLES = frozenset(pairs("participles")) | frozenset(pairs("irregular_pasts").values())
 # "from a" / "from an" mid-sentence: where something came from, never the user's origin.
 _FROM_ONE = (["from", "a"], ["from", "an"])
 # The most statements one clause joins with "and" that are split apart.

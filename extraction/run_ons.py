@@ -147,9 +147,12 @@ def _opens_clause(word: str, rest: str) -> bool:
     if mention is not None:
         return _verb_after(words[mention.end :], mention.relation)
     # "my shifts are 12 hours", "my physio is called ruth", "the eldest lives in berlin": a
-    # noun or two, then a copula or a verb.
+    # noun or two, then a copula or a verb, and what it says. A "verb" that ends the words is
+    # a plural noun ("i've read all the discworld books").
     for at in (2, 3):
-        if words[at : at + 1] and (words[at] in lexicon("copulas") or third_singular(words[at])):
+        if words[at + 1 : at + 2] and (
+            words[at] in lexicon("copulas") or third_singular(words[at])
+        ):
             return not set(words[1:at]) & (_holds() | {"it", "that", "this", "there"})
     return False
 

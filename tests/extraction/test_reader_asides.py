@@ -54,3 +54,30 @@ def test_a_counted_group_listed_in_lower_case_is_not_named():
     # Lower case after a group no lexicon lists: things, not names ("two jobs, barista and
     # tutor" are no job's names).
     assert not any("called" in c for c in _read("I have two jobs, barista and tutor"))
+
+
+def test_a_plural_noun_after_the_is_no_new_clause_of_a_run_on():
+    # "books" could be a verb ("she books the hall"), but nothing follows it: a plural noun.
+    assert _read("i've read all the Wheel of Time books") == [
+        "User has read all the Wheel of Time books"
+    ]
+
+
+def test_a_change_after_so_ive_is_an_event_of_its_own():
+    captions = _read("my back went last year so I've given up squash")
+    assert "User has given up squash" in captions
+    # "so I quit" names nothing the user quit: no caption of it.
+    assert not any(c.startswith("User quit") for c in _read("the fees went up so i quit"))
+
+
+def test_names_between_commas_after_one_of_the_users_people_stay_with_their_sentence():
+    assert _read("My nephew, Tariq, is a dentist in Hull") == [
+        "User's nephew Tariq is a dentist in Hull"
+    ]
+
+
+def test_a_relative_clause_between_commas_is_of_the_person_it_follows():
+    assert _read("My stepdad, who teaches judo, is a retired firefighter.") == [
+        "User's stepdad is a retired firefighter",
+        "User's stepdad teaches judo",
+    ]
