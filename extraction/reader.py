@@ -20,7 +20,6 @@ of it (`extraction.chat_forms`, in `clauses.clauses_read`).
 from __future__ import annotations
 
 import logging
-import re
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -39,6 +38,7 @@ from extraction.ellipsis import practice_restored
 from extraction.fragments import fragment
 from extraction.fronted import fronted
 from extraction.introductions import introductions
+from extraction.joins import MOST_JOINED, SUBJECT_BREAK, events_apart, undangled
 from extraction.kept import caption_kept, caption_of, category
 from extraction.lists import lists_distributed
 from extraction.named import (
@@ -69,7 +69,6 @@ from extraction.people import (
 from extraction.places import there_placed
 from extraction.run_ons import time_trimmed
 from extraction.shared import same_as_before, shared
-from extraction.verbs import base_form, past_tense
 from extraction.wording import tidy_caption
 from memories.attributes import PRACTICE
 from memories.facets import read as read_facets
@@ -77,26 +76,15 @@ from memories.facets import read as read_facets
 logger = logging.getLogger(__name__)
 
 CONFIDENCE = 0.7
-# A clause goes on with another subject after "and" / "but" ("I'm vegan and my partner is a
-# nurse"), an adverb or a chat filler between them or not ("... and honestly i'm exhausted",
-# "... and tbh my boss is great"): each is its own statement.
-_ASIDES = lexicon("adverbs") | lexicon("fillers") | {"then", "since"}
-_BETWEEN = "|".join(re.escape(word) for word in sorted(_ASIDES, key=len)[::-1])
-_SUBJECT_BREAK = re.compile(
-    r"\s*(?:\s(?:and|but|while|plus|because|cause|cos)|&|\+|\sso(?=\s+(?:my|our|she|he)\b))"
-    rf"(?:\s+(?:{_BETWEEN}),?)?\s+"
-    r"(?=(?:i|i'm|im|i've|ive|my|our|we|we're|it|it's|its|she|she's|he|he's|they|they're)\b)",
-    re.I,
-)
 
 
 def _parts(clause: str) -> list[str]:
     """The clause's statements: split at a new subject, and at "and" before a verb that
     leaves the "I" out ("I'm 41 and have bad knees")."""
     parts = []
-    for part in (p for split in _SUBJECT_BREAK.split(clause) for p in _events_apart(split)):
+    for part in (p for split in SUBJECT_BREAK.split(clause) for p in events_apart(split)):
         pieces = part.split(" and ")
-        if len(pieces) > _MOST_JOINED:
+        if len(pieces) > MOST_JOINED:
             parts.append(part)  # a list or a flood of "and"s, not statements to split
             continue
         parts.append(pieces[0])
@@ -123,57 +111,12 @@ def _parts(clause: str) -> list[str]:
                 parts.append(going_on)  # "i work from home and cook most nights"
             else:
                 parts[-1] = f"{parts[-1]} and {piece}"
-    return lists_rejoined([_undangled(part) for part in parts if _undangled(part)])
+    return lists_rejoined([undangled(part) for part in parts if undangled(part)])
 
 
-def _events_apart(part: str) -> list[str]:
-    """The part split before "so I <past tense>" ("the civic died so I bought a kia") and, in
-    the user's own clause, before "but <verb>" ("I grew up in Manila but moved to Toronto"): a
-    statement of its own. "so I never cook", "so I sit all day" stay with the clause they
-    follow: they say what follows from it, not a fact of the user's life on their own."""
-    words = part.split()
-    mine = words_of(part)[:1] in (["i"], ["i've"], ["i'm"])
-    for at in range(1, len(words) - 2):
-        said = [words[at].lower(), words[at + 1].lower(), *words_of(words[at + 2])[:1]]
-        if (
-            said[:2] in (["so", "i"], ["so", "i've"])
-            and any(past_tense(word) or word in _PARTICIPLES for word in said[2:])
-            and len(words) > at + 3  # what was done: "so I quit" names nothing
-        ):  # "so I bought a heat pump", "so I've cut out alcohol": an event
-            return [" ".join(words[:at]), " ".join(words[at + 1 :])]
-        verb = said[2] if said[1] in lexicon("adverbs") and len(said) > 2 else said[1]
-        if mine and said[0] == "but" and (past_tense(verb) or base_form(verb)):
-            return [" ".join(words[:at]), " ".join(["I", *words[at + 1 :]])]  # "but moved to"
-    return [part]
-
-
-# The forms after "I've" that past_tense does not make: irregular participles ("given") and
-# pasts that are their base too ("cut", "put").
-_PARTICIPLES = frozenset(pairs("participles")) | frozenset(pairs("irregular_pasts").values())
 # "from a" / "from an" mid-sentence: where something came from, never the user's origin.
 _FROM_ONE = (["from", "a"], ["from", "an"])
-# The most statements one clause joins with "and" that are split apart.
-_MOST_JOINED = 12
-# The words that join statements (`_SUBJECT_BREAK`): one left at a part's end joins nothing,
-# and "and" or "but" opening a sentence ("And I sold the car in March") joins it to nothing.
-_JOINERS = frozenset({"and", "but", "while", "plus", "&", "+"})
 _OPENERS = lexicon("fillers") | {"and", "but"}
-
-
-def _undangled(part: str) -> str:
-    """The part without the joining words it ends on ("I'm vegan and and" is "I'm vegan"), or
-    a joining word and an aside where the clause was cut after them ("i'm a nurse and
-    honestly, | i love it")."""
-    words = part.split()
-    while words:
-        said = [word.lower().strip(",;") for word in words[-2:]]
-        if said[-1] in _JOINERS:
-            words.pop()
-        elif len(said) == 2 and said[0] in _JOINERS and said[1] in _ASIDES:
-            del words[-2:]
-        else:
-            break
-    return " ".join(words)
 
 
 def _opening(part: str) -> str:
