@@ -224,8 +224,22 @@ def _opened(clause: str) -> str | None:
         stated = f"{stands_for} {text}"
         facets = read_facets(caption_of(stated))
         if any(f.attribute.split(":")[0] not in {"practice", "about"} for f in facets):
-            return stated
+            return stated + _had_with(said[len(opening) + len(value) :], spans[-len(said) :])
     return None
+
+
+def _had_with(rest: list[str], spans: list) -> str:
+    """What "with a <thing>" right after an opening's value adds ("as a vegan with a nut
+    allergy, ..." is "I'm a vegan and I have a nut allergy"), else ""."""
+    if rest[:1] != ["with"] or rest[1:2] not in (["a"], ["an"]):
+        return ""
+    thing: list[str] = []
+    for word in rest[1:5]:
+        if word in _value_stops() and thing:
+            break
+        thing.append(word)
+    at = len(spans) - len(rest) + 1
+    return " and I have " + " ".join(span.group(0) for span in spans[at : at + len(thing)])
 
 
 def _their_person(words: list[str]) -> bool:
@@ -400,7 +414,7 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         each = both_stated(tidy_caption(joint))  # "my partner and I are both vegan"
         return [c for c in each or [tidy_caption(joint)] if caption_kept(c, verb=False)]
     captions: list[str] = []
-    parts = [opened] if opened else [s for part in _parts(statement) for s in fronted(part)]
+    parts = _parts(opened) if opened else [s for part in _parts(statement) for s in fronted(part)]
     for part in parts:
         counted = mention_at(part.strip(" ,.!"), 0)
         if counted and counted.count and counted.end == len(words_of(part)):

@@ -81,3 +81,10 @@ def test_a_relative_clause_between_commas_is_of_the_person_it_follows():
         "User's stepdad is a retired firefighter",
         "User's stepdad teaches judo",
     ]
+
+
+def test_what_the_user_has_after_an_as_a_opening_is_a_fact_of_its_own():
+    assert _read("as a pescatarian with a shellfish allergy, what should i order?") == [
+        "User is a pescatarian",
+        "User has a shellfish allergy",
+    ]
