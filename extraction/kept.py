@@ -97,9 +97,14 @@ def caption_of(part: str) -> str:
     # "we both work shifts": the user's own fact, the "both" a fact of someone unnamed.
     caption = _BOTH.sub("User ", tidy_caption(third_person(part)))
     match = _IS.match(caption)
-    # "my partner's parents live in Cork": the 's before one of the user's people is theirs.
-    after = words_of(caption[match.end() :])[:1] if match else []
-    if match and not (after and after[0].removesuffix("'s") in lexicon("people")):
+    # "my partner's parents live in Cork", "my daughter's best friend Zara has ...": the 's
+    # before one of the user's people is theirs.
+    rest = caption[match.end() :].strip() if match else ""
+    after = words_of(rest)[:1]
+    theirs = bool(after) and (
+        after[0].removesuffix("'s") in lexicon("people") or mention_at(f"my {rest}", 0) is not None
+    )
+    if match and not theirs:
         caption = _IS.sub(r"\1 is", caption)
     if caption.startswith("User ") and not caption.startswith("User and "):
         # The user again inside their own clause ("every app I use") is "they"; inside a

@@ -110,7 +110,15 @@ def gerund_cut(said: str) -> str | None:
     clause as it is."""
     tokens = said.split()
     for at, token in enumerate(tokens[1:5], start=1):
-        if set(words_of(token)) & (_VERBS_OF_A_SUBJECT | lexicon("copulas")):
+        said_here = words_of(token)
+        verb = set(said_here) & (_VERBS_OF_A_SUBJECT | lexicon("copulas")) or (
+            # "renting costs me 1100 a month": any verb a subject takes, not a relative's
+            # ("working at a place that pays well")
+            said_here[:1]
+            and third_singular(said_here[0])
+            and words_of(tokens[at - 1])[-1:] not in (["that"], ["who"], ["which"])
+        )
+        if verb:
             return " ".join(tokens[:at]) if at >= 2 else None
     return said
 

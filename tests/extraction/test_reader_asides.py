@@ -88,3 +88,16 @@ def test_what_the_user_has_after_an_as_a_opening_is_a_fact_of_its_own():
         "User is a pescatarian",
         "User has a shellfish allergy",
     ]
+
+
+def test_the_s_before_a_described_relation_is_whose_not_is():
+    assert _read("my son's best mate Ollie has coeliac disease") == [
+        "User's son's best mate Ollie has coeliac disease"
+    ]
+    assert _read("my wife's older brother is a pilot") == ["User's wife's older brother is a pilot"]
+
+
+def test_an_ing_form_that_is_the_subject_of_any_verb_is_no_statement_of_the_users():
+    # Not "User rents costs them ...": the "-ing" form is the subject of "costs".
+    assert _read("renting costs me 900 a month") == []
+    assert _read("living near the coast costs a lot") == ["User lives near the coast"]
