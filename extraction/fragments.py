@@ -6,6 +6,8 @@ vegan") or someone else's ("shes vegan", "hates the vet"), is not the user's.
 
 from __future__ import annotations
 
+import re
+
 from core.lexicon import lexicon
 from core.words import words_of
 from extraction.kept import caption_of
@@ -78,7 +80,9 @@ def fragment(part: str) -> str | None:
                 (facet.positive and not counted) or not kind_of_person(facet.value)
             ):
                 continue  # "has" anything at all; "no kids", "two daughters" but not "no pork"
-            if attribute(name).article and not opening.endswith(f" {article}"):
+            # A noun the registry lists with its article ("a widower") keeps it too.
+            listed = f"{article}{text}".lower() in attribute(name).values
+            if (attribute(name).article or listed) and not opening.endswith(f" {article}"):
                 opening = f"I'm {article}"
             return f"{opening}{text}"
     return None
@@ -87,3 +91,20 @@ def fragment(part: str) -> str | None:
 def kind_of_person(value: str) -> bool:
     """Whether a value names people or pets ("kids", "pets", "a cat")."""
     return any(word in lexicon("people") or kind_of(word) != word for word in value.split())
+
+
+# An age typed in a profile list, the sex after it or not ("67", "29F", "32 m").
+_AGE = re.compile(r"^\s*(\d{1,3})\s?([mfMF])?\s*[,.;!]?\s*$")
+
+
+def age_listed(statement: str, last: str) -> str | None:
+    """The user's age, from a clause that is a number alone right after a fact the user
+    stated of themselves ("retired firefighter, 67, widower": in a list that describes the
+    user, a bare number is how old they are), or a number with the sex after it anywhere
+    ("29F, software tester"). None for any other clause."""
+    match = _AGE.match(statement)
+    mine = last.startswith("User ") and not last.startswith("User and ")
+    if not match or not (mine or match.group(2)):
+        return None
+    age = int(match.group(1))
+    return f"User is {age}" if 13 <= age <= 110 else None

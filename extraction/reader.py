@@ -28,7 +28,7 @@ from functools import cache
 from core.lexicon import has_phrase, lexicon, pairs
 from core.metrics import READER_CLAUSES_SKIPPED
 from core.words import word_spans, words_of
-from extraction import slots, subjectless
+from extraction import fragments, slots, subjectless
 from extraction.candidates import Candidate
 from extraction.clauses import opens_without_i, user_clauses, without_instructions
 from extraction.corrections import correcting, only_correcting
@@ -121,14 +121,18 @@ _OPENERS = lexicon("fillers") | {"and", "but"}
 
 def _opening(part: str) -> str:
     """The clause without the chat words it may open with ("lol", "ok so", "btw", "on the
-    bright side"), the longest first."""
+    bright side", a heading and its colon: "Me: retired firefighter"), the longest first."""
     words = part.split()
     while words:
         size = next(
             (
                 size
                 for size in (4, 3, 2, 1)
-                if len(words) >= size and " ".join(words[:size]).lower().strip(",.!") in _OPENERS
+                if len(words) >= size
+                and (
+                    (opening := " ".join(words[:size]).lower()).strip(",.!") in _OPENERS
+                    or (opening.endswith(":") and opening[:-1] in lexicon("headings"))
+                )
             ),
             0,
         )
@@ -166,7 +170,15 @@ def _in_first_person(part: str) -> str | None:
         negated = words[0] in {"not", "never"} and words[1:2] != ["been"]
         # The opener is no name: "Cancelled my gym" is "I cancelled my gym", never "I Cancelled".
         part = part[:1].lower() + part[1:] if part[1:2].islower() else part
-        described = fragment(part) if len(words) > 2 and words[1] not in _BREAKS else None
+        # Two words are what the user is only when the second is on its own ("retired
+        # firefighter", never "retired early").
+        described = (
+            fragment(part)
+            if len(words) >= 2
+            and words[1] not in _BREAKS
+            and (len(words) > 2 or fragment(words[1]))
+            else None
+        )
         if described and described.startswith(("I'm a ", "I'm an ")):
             return described  # "retired police officer": what the user is, not what they did
         return f"I'm {part}" if negated else f"I {part}"
@@ -382,6 +394,10 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
     copied = shared(statement, state.last) or same_as_before(statement, state.last)
     if copied:  # "..., like my mum", "my son has the same allergy": the fact is theirs too
         return [copied]
+    # "retired firefighter, 67": the user's age, unless the clause before named someone
+    # ("i have a son, 8").
+    if not (ended or group) and (age := fragments.age_listed(statement, state.last)):
+        return [age]
     names = names_alone(statement) if group else None
     if not names and state.things:  # "we've got two rescue greyhounds, Pepper and Salt"
         group, names = state.things, names_counted(statement)

@@ -101,3 +101,17 @@ def test_an_ing_form_that_is_the_subject_of_any_verb_is_no_statement_of_the_user
     # Not "User rents costs them ...": the "-ing" form is the subject of "costs".
     assert _read("renting costs me 900 a month") == []
     assert _read("living near the coast costs a lot") == ["User lives near the coast"]
+
+
+def test_a_profile_typed_as_a_list_keeps_every_item():
+    assert _read("About me: retired postman, 71, widow.") == [
+        "User is a retired postman",
+        "User is 71",
+        "User is a widow",
+    ]
+    assert "User is 34" in _read("quick bit of context: 34F, physio, live in Galway")
+
+
+def test_a_bare_number_after_someone_named_is_not_the_users_age():
+    assert _read("we have a tortoise, 40") == ["User has a tortoise"]
+    assert _read("my uncle is a roofer, 58") == ["User's uncle is a roofer"]
