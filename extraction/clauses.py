@@ -16,6 +16,7 @@ from functools import cache
 
 from core.lexicon import lexicon, names, tagged
 from core.words import sentences_rewritten, words_of
+from extraction.answers import answers_framed
 from extraction.chat_forms import apostrophes_restored, shorthands_expanded
 from extraction.labels import label_joined, labelled
 from extraction.people import never_name
@@ -287,7 +288,7 @@ def clauses_read(
     found: list[tuple[str, str]] = []
     withdrawn: list[str] = []
     corrected = ""  # the statement a correction took back, until its new value comes
-    for message in messages:
+    for message in answers_framed(list(messages)):  # "Where are you based?" "Leeds"
         if str(message.get("role", "user")) != "user":
             continue
         # Up to its first instruction: what follows is the instruction's, not the user's.

@@ -24,7 +24,7 @@ _LABEL_WORDS = 4
 _VALUE_WORDS = 6
 
 
-def _plain(words: list[str], *, most: int) -> bool:
+def plain(words: list[str], *, most: int) -> bool:
     """Whether words are a short noun phrase: no verb, subject, first person or question."""
     clause_words = (
         lexicon("copulas")
@@ -47,8 +47,8 @@ def label_joined(label: str, value: str) -> bool:
         label.rstrip().endswith(":")
         and not set(named) & lexicon("headings")  # "quick intro: ana, 52"
         and (named != words_of(label) or bool(set(named) & _of_a_person()))
-        and _plain(named, most=_LABEL_WORDS)
-        and _plain(words_of(value), most=_VALUE_WORDS)
+        and plain(named, most=_LABEL_WORDS)
+        and plain(words_of(value), most=_VALUE_WORDS)
         and not value.rstrip().endswith("?")
     )
 
