@@ -262,7 +262,13 @@ def asks_by_meaning(meaning: np.ndarray | None) -> bool:
     means: close to one of `shaping.toml`'s prototype requests ("a nice pudding for Sunday
     lunch", "cheapest way to get to Lisbon for a long weekend"), though it says no "I" or "my"
     and is longer than a terse query."""
-    return meaning is not None and float(meaning[len(DOMAINS) :].max()) >= ASKS_BY_MEANING
+    return asked_by_meaning(meaning) >= ASKS_BY_MEANING
+
+
+def asked_by_meaning(meaning: np.ndarray | None) -> float:
+    """How much a prompt reads as a request whose answer the user's facts shape (0..1), the
+    measure `asks_by_meaning` compares with ASKS_BY_MEANING."""
+    return 0.0 if meaning is None else float(meaning[len(DOMAINS) :].max())
 
 
 def needs_by(prompt: str, by_meaning: np.ndarray | None) -> np.ndarray:

@@ -34,6 +34,7 @@ from memories.models import EndUser, Memory
 from recall.domains import FINGERPRINT, membership
 from recall.lexical import tokenize
 from recall.people import about_whom, names_of, whom_rows
+from recall.standing import standing_rows
 
 logger = logging.getLogger(__name__)
 
@@ -41,9 +42,10 @@ logger = logging.getLogger(__name__)
 # people; index v5: terms from `core.words` (a word of any script is one term), so an older
 # cached index's terms would not meet a prompt's. The domains' fingerprint retires cached
 # memberships computed from older word lists.
-# v6: when each memory holds (issue 33), and the timeline; v7: `UserIndex.has_replaced`.
+# v6: when each memory holds (issue 33), and the timeline; v7: `UserIndex.has_replaced`;
+# v8: `UserIndex.standing`.
 _VERSION_KEY = "recall:v4:version:{end_user_id}"
-_INDEX_KEY = "recall:v7:index:{end_user_id}:{stamp}:" + FINGERPRINT
+_INDEX_KEY = "recall:v8:index:{end_user_id}:{stamp}:" + FINGERPRINT
 # A shared-cache entry outlives no write (the stamp changes), so the TTL only bounds memory.
 _INDEX_TTL_SECONDS = 24 * 3600
 LOCAL_MAX_USERS = 2048
@@ -100,6 +102,8 @@ class UserIndex:
     # Whether an update had closed one of the user's facts when it was built (closing one moves
     # the stamp): only then does a present prompt nothing current answers read the timeline.
     has_replaced: bool = False
+    # (n,) the user's own standing constraints (recall.standing): "User can't swim".
+    standing: np.ndarray | None = None
 
     @property
     def size(self) -> int:
@@ -183,6 +187,7 @@ def index_build(
         for word in words
         if word in names_of(caption)
     )
+    domains = membership(list(captions), texts, vectors, model_id)
     return UserIndex(
         end_user_id=end_user_id,
         stamp=stamp,
@@ -199,7 +204,7 @@ def index_build(
         groups=groups,
         group_count=group_count,
         hubness=_hubness(vectors),
-        domains=membership(list(captions), texts, vectors, model_id),
+        domains=domains,
         subjects=frozenset(
             match[0].lower() for caption in captions if (match := _SUBJECT.match(caption))
         ),
@@ -211,6 +216,7 @@ def index_build(
         stated=times[:, 2],
         replaced=times[:, 3].astype(bool),
         has_replaced=has_replaced,
+        standing=standing_rows(captions, domains, others),
     )
 
 
