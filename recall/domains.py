@@ -439,7 +439,11 @@ def about_self(prompt: str, people: frozenset[str] = frozenset(), people_need: f
     words = [word.removesuffix("'s").removesuffix("'") for word in words_of(_own_words(prompt))]
     if people & set(words) or set(words) & lexicon("others_pronouns"):
         return False
-    if any(name.lower() not in lexicon("calendar_names") for name in _whole_names(prompt)):
+    places = lexicon_names("place_names")
+    if any(
+        name.lower() not in lexicon("calendar_names") and name.lower() not in places
+        for name in _whole_names(prompt)
+    ):
         return False
     padded = f" {' '.join(words)} "
     return not any(
