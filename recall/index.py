@@ -19,7 +19,7 @@ import logging
 import re
 import threading
 import uuid
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -32,7 +32,7 @@ from django.db import connection
 from integrations.embeddings import current_model_id
 from memories.models import EndUser, Memory
 from recall.domains import FINGERPRINT, membership
-from recall.lexical import tokenize
+from recall.lexical import bm25_postings, tokenize
 from recall.people import about_whom, names_of, whom_rows
 from recall.standing import standing_rows
 
@@ -159,7 +159,7 @@ def index_build(
             vectors[row] = vector
     if vectors is None:
         vectors = np.zeros((size, 1), dtype=np.float32)
-    terms, indptr, rows, weights = _bm25_csr(documents, k1=k1, b=b)
+    terms, indptr, rows, weights = bm25_postings(documents, k1=k1, b=b)
     previous = np.full(size, -1, dtype=np.int32)
     following = np.full(size, -1, dtype=np.int32)
     groups = np.zeros(size, dtype=np.int32)
@@ -235,38 +235,6 @@ def _hubness(vectors: np.ndarray) -> np.ndarray:
     k = min(HUB_NEIGHBOURS, size - 1)
     nearest = np.partition(similarity, size - k, axis=1)[:, size - k :]
     return nearest.mean(axis=1).astype(np.float32)
-
-
-def _bm25_csr(
-    documents: list[list[str]], *, k1: float, b: float
-) -> tuple[dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
-    """BM25 weights (Lucene's non-negative idf) of tokenized documents as CSR postings."""
-    size = len(documents)
-    terms: dict[str, int] = {}
-    rows: list[int] = []
-    columns: list[int] = []
-    frequencies: list[int] = []
-    for row, document in enumerate(documents):
-        for term, count in Counter(document).items():
-            rows.append(row)
-            columns.append(terms.setdefault(term, len(terms)))
-            frequencies.append(count)
-    if not rows:
-        empty = np.zeros(0, dtype=np.int32)
-        return terms, np.zeros(1, dtype=np.int32), empty, empty.astype(np.float32)
-    row_of = np.array(rows, dtype=np.int32)
-    column_of = np.array(columns, dtype=np.int32)
-    tf = np.array(frequencies, dtype=np.float32)
-    lengths = np.array([len(d) for d in documents], dtype=np.float32)
-    average = max(float(lengths.mean()), 1.0)
-    df = np.bincount(column_of, minlength=len(terms)).astype(np.float32)
-    idf = np.log1p((size - df + 0.5) / (df + 0.5))
-    norm = k1 * (1 - b + b * lengths[row_of] / average)
-    weights = idf[column_of] * tf * (k1 + 1) / (tf + norm)
-    order = np.argsort(column_of, kind="stable")
-    indptr = np.zeros(len(terms) + 1, dtype=np.int32)
-    indptr[1:] = np.cumsum(df.astype(np.int32))
-    return terms, indptr, row_of[order], weights[order].astype(np.float32)
 
 
 # --- loading from the database ---------------------------------------------------------------
