@@ -33,7 +33,7 @@ from integrations.embeddings import current_model_id
 from memories.models import EndUser, Memory
 from recall.domains import FINGERPRINT, membership
 from recall.lexical import bm25_postings, tokenize
-from recall.people import about_whom, names_of, whom_rows
+from recall.people import about_whom, name_rows, names_of, whom_rows
 from recall.standing import standing_rows
 
 logger = logging.getLogger(__name__)
@@ -43,7 +43,7 @@ logger = logging.getLogger(__name__)
 # cached index's terms would not meet a prompt's. The domains' fingerprint retires cached
 # memberships computed from older word lists.
 # v6: when each memory holds (issue 33), and the timeline; v7: `UserIndex.has_replaced`;
-# v8: `UserIndex.standing`.
+# v8: `UserIndex.standing` and `UserIndex.names`.
 _VERSION_KEY = "recall:v4:version:{end_user_id}"
 _INDEX_KEY = "recall:v8:index:{end_user_id}:{stamp}:" + FINGERPRINT
 # A shared-cache entry outlives no write (the stamp changes), so the TTL only bounds memory.
@@ -104,6 +104,8 @@ class UserIndex:
     has_replaced: bool = False
     # (n,) the user's own standing constraints (recall.standing): "User can't swim".
     standing: np.ndarray | None = None
+    # (n,) the facts that give the user's name alone (recall.people.name_rows).
+    names: np.ndarray | None = None
 
     @property
     def size(self) -> int:
@@ -217,6 +219,7 @@ def index_build(
         replaced=times[:, 3].astype(bool),
         has_replaced=has_replaced,
         standing=standing_rows(captions, domains, others),
+        names=name_rows(captions, others),
     )
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from core.lexicon import group_heads, lexicon
 from core.lexicon import names as lexicon_names
 from core.words import words_of
-from memories.facets import subject_of
+from memories.facets import facets_read, subject_of
 
 
 def person_words(text: str) -> frozenset[str]:
@@ -138,3 +138,21 @@ def _a_place(name: str, before: str, after: str) -> bool:
     if after and after in "'\u2019":
         return False
     return name.lower() in lexicon_names("place_names") or before in lexicon("place_prepositions")
+
+
+# The registry's attribute of a fact that gives the user's name ("User's name is Segun").
+NAME = "name"
+
+
+def name_rows(captions: list[str], others: np.ndarray) -> np.ndarray:
+    """(n,) whether each memory gives the user's own name and nothing else of them (the
+    registry's `name`). A sentence encoder places a name by its sound ("Segun" sits 0.26 from
+    "what's a good app to learn Spanish?"), not by anything the user said."""
+    found = np.array(
+        [
+            bool(facets := facets_read(caption)) and all(f.attribute == NAME for f in facets)
+            for caption in captions
+        ],
+        dtype=bool,
+    ).reshape(len(captions))
+    return found & ~others

@@ -258,6 +258,10 @@ def rank(
             strong = (cosine >= params.strong_cosine) | (
                 (cosine >= params.weak_cosine) & (specific > 0)
             )
+            if index.names is not None:
+                # The user's name is placed by its sound ("Segun" and "an app to learn
+                # Spanish"): it opens an answer only when the prompt is close to it.
+                strong &= ~index.names | (cosine >= params.episodic_cosine) | (specific > 0)
         if needed is not None:
             # A personal request reaches what its domains need, even without a shared word.
             z = (cosine - cosine.mean()) / max(float(cosine.std()), 1e-6)
