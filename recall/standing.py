@@ -5,9 +5,10 @@ housewarming?" needs "User has been sober for four years". No list of topics can
 request each such fact shapes, and the sentence encoder puts them far apart. What they share is
 their form: a limit, a reaction, a fear or a condition of the user's ("can't", "allergic",
 "reacts", "afraid of", "syndrome": closed-class words, `core/lexicons/standing_cues.txt`), or
-a fact of the health domain (`recall.domains`). Such a fact is eligible for a request whose
-answer the user's facts shape (`recall.domains.asks_by_meaning`) when it is no further from
-the prompt than the rest of what the user said (`recall.ranking.RankingParams.standing_z`).
+a fact of the health domain (`recall.domains`). Such a fact answers a request whose answer
+the user's facts shape (`recall.domains.asks_by_meaning`) that nothing else answers, when it
+is at least half a standard deviation closer to the prompt than the user's average memory
+(`recall.ranking.RankingParams.standing_z`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from recall.domains import NAMES
 _HEALTH = NAMES.index("health")
 # A memory this much of the health domain (its words or its vector) is a standing fact.
 HEALTH_MEMBERSHIP = 0.6
+# The registry's attribute of a taste ("User can't stand horror films").
+TASTE = "likes"
 
 
 def standing_rows(captions: list[str], memberships: np.ndarray, others: np.ndarray) -> np.ndarray:
@@ -48,6 +51,3 @@ def standing_rows(captions: list[str], memberships: np.ndarray, others: np.ndarr
 def _taste(caption: str) -> bool:
     """Whether a caption states what the user likes or dislikes (the registry's `likes`)."""
     return any(facet.attribute == TASTE for facet in facets_read(caption))
-
-
-TASTE = "likes"
