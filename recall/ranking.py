@@ -217,6 +217,7 @@ def rank(
     elsewhere = _elsewhere(index, query)
     base = None
     standing = None
+    lift = None  # what each standing constraint gained (explain's "standing")
     if mode == "hybrid" and query.personal and query.domains is not None:
         needed = need(query.domains, index.domains)
         shaped = shaped_need(query.domains, index.domains)
@@ -307,7 +308,8 @@ def rank(
         if needed is not None:
             base = base + params.need_weight * needed
             if standing is not None:
-                base = base + params.standing_weight * query.asks * standing
+                lift = params.standing_weight * query.asks * standing
+                base = base + lift
         scores = _context_boost(index, base, params)
         if elsewhere is not None:
             # The user's people a prompt about the user does not name rank after their own
@@ -334,7 +336,8 @@ def rank(
     signals: tuple[dict[str, float], ...] = ()
     if explain:
         signals = tuple(
-            _signals(row, scores, base, lexical, cosine, index, params, needed) for row in order
+            _signals(row, scores, base, lexical, cosine, index, params, needed, lift)
+            for row in order
         )
     return Ranked(rows=order, scores=bounded(ordered), signals=signals)
 
@@ -388,6 +391,7 @@ def _signals(
     index: UserIndex,
     params: RankingParams,
     needed: np.ndarray | None,
+    lift: np.ndarray | None = None,
 ) -> dict[str, float]:
     """What went into one memory's score (the trace of `explain=true`)."""
     found = {
@@ -401,6 +405,8 @@ def _signals(
         hub = params.hub_weight * min(1.0, (index.size - 1) / 100)
         found["hubness_correction"] = round(-hub * float(index.hubness[row]), 4)
         found["domain"] = round(float(needed[row]), 4) if needed is not None else 0.0
+        # What a standing constraint gained for a request nothing else answered.
+        found["standing"] = round(float(lift[row]), 4) if lift is not None else 0.0
         # What the memory borrowed from its neighbours of the same source session.
         found["context_boost"] = round(float(scores[row] - base[row]), 4)
     return found

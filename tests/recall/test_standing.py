@@ -61,6 +61,22 @@ def test_a_new_exercise_class_is_shaped_by_the_users_back_surgery(marisol):
     assert "User had spinal fusion surgery last year" in top3
 
 
+def test_explain_shows_what_the_standing_constraint_gained(marisol):
+    recall = memory_recall_for_end_user(
+        end_user=marisol,
+        prompt="I fancy trying a new exercise class, what would you suggest?",
+        limit=10,
+        explain=True,
+    )
+    lifted = {memory.caption for memory in recall.memories if memory.signals["standing"] > 0}
+
+    assert lifted and lifted <= {
+        "User had spinal fusion surgery last year",
+        "User is frightened of large dogs",
+        "User is allergic to walnuts",
+    }
+
+
 def test_a_festival_invitation_is_shaped_by_the_users_sensitivity_to_noise(ilse):
     top3 = _captions(ilse, "I've been invited to a music festival, should I go?")[:3]
 
