@@ -55,7 +55,8 @@ class MemoryRelevantApi(UserScopedApi):
                 child=serializers.FloatField(),
                 required=False,
                 help_text="With explain=true: cosine, lexical (BM25), hubness_correction, "
-                "domain (how much the prompt's life domains need this memory), context_boost "
+                "domain (how much the prompt's life domains need this memory), standing (what "
+                "a standing constraint gained for a request nothing else answered), context_boost "
                 "(borrowed from memories of the same source session), raw_score (the ranker's "
                 "unbounded sum) and score.",
             )

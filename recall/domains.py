@@ -32,6 +32,7 @@ from integrations.embeddings import embed_texts
 from memories.attributes import attribute
 from memories.facets import facets_read
 from recall import shaping
+from recall.people import person_names
 
 
 @dataclass(frozen=True)
@@ -262,7 +263,13 @@ def asks_by_meaning(meaning: np.ndarray | None) -> bool:
     means: close to one of `shaping.toml`'s prototype requests ("a nice pudding for Sunday
     lunch", "cheapest way to get to Lisbon for a long weekend"), though it says no "I" or "my"
     and is longer than a terse query."""
-    return meaning is not None and float(meaning[len(DOMAINS) :].max()) >= ASKS_BY_MEANING
+    return asked_by_meaning(meaning) >= ASKS_BY_MEANING
+
+
+def asked_by_meaning(meaning: np.ndarray | None) -> float:
+    """How much a prompt reads as a request whose answer the user's facts shape (0..1), the
+    measure `asks_by_meaning` compares with ASKS_BY_MEANING."""
+    return 0.0 if meaning is None else float(meaning[len(DOMAINS) :].max())
 
 
 def needs_by(prompt: str, by_meaning: np.ndarray | None) -> np.ndarray:
@@ -433,7 +440,7 @@ def about_self(prompt: str, people: frozenset[str] = frozenset(), people_need: f
     words = [word.removesuffix("'s").removesuffix("'") for word in words_of(_own_words(prompt))]
     if people & set(words) or set(words) & lexicon("others_pronouns"):
         return False
-    if any(name.lower() not in lexicon("calendar_names") for name in _whole_names(prompt)):
+    if person_names(_QUOTED.sub(" ", prompt)):
         return False
     padded = f" {' '.join(words)} "
     return not any(
@@ -460,15 +467,6 @@ _FULL_NAME = re.compile(r"\b([A-Z][a-z]+) (?=[A-Z][a-z]+)")
 def names(prompt: str) -> list[str]:
     """Capitalised words past a sentence's start: names ("When did Caroline move?")."""
     return _NAME.findall(_QUOTED.sub(" ", prompt))
-
-
-# A capitalised word whole: "PhD" or "iPad" is no name.
-_WHOLE_NAME = re.compile(r"(?<=[^.!?]\s)[A-Z][a-z]+(?![A-Za-z])")
-
-
-def _whole_names(prompt: str) -> list[str]:
-    """The names of `names` that are whole words ("Caroline", not the "Ph" of "PhD")."""
-    return _WHOLE_NAME.findall(_QUOTED.sub(" ", prompt))
 
 
 def full_name_firsts(prompt: str) -> set[str]:

@@ -19,7 +19,7 @@ import logging
 import re
 import threading
 import uuid
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -32,8 +32,9 @@ from django.db import connection
 from integrations.embeddings import current_model_id
 from memories.models import EndUser, Memory
 from recall.domains import FINGERPRINT, membership
-from recall.lexical import tokenize
-from recall.people import about_whom, names_of, whom_rows
+from recall.lexical import bm25_postings, tokenize
+from recall.people import about_whom, name_rows, names_of, whom_rows
+from recall.standing import standing_rows
 
 logger = logging.getLogger(__name__)
 
@@ -41,9 +42,10 @@ logger = logging.getLogger(__name__)
 # people; index v5: terms from `core.words` (a word of any script is one term), so an older
 # cached index's terms would not meet a prompt's. The domains' fingerprint retires cached
 # memberships computed from older word lists.
-# v6: when each memory holds (issue 33), and the timeline; v7: `UserIndex.has_replaced`.
+# v6: when each memory holds (issue 33), and the timeline; v7: `UserIndex.has_replaced`;
+# v8: `UserIndex.standing` and `UserIndex.names`.
 _VERSION_KEY = "recall:v4:version:{end_user_id}"
-_INDEX_KEY = "recall:v7:index:{end_user_id}:{stamp}:" + FINGERPRINT
+_INDEX_KEY = "recall:v8:index:{end_user_id}:{stamp}:" + FINGERPRINT
 # A shared-cache entry outlives no write (the stamp changes), so the TTL only bounds memory.
 _INDEX_TTL_SECONDS = 24 * 3600
 LOCAL_MAX_USERS = 2048
@@ -100,6 +102,10 @@ class UserIndex:
     # Whether an update had closed one of the user's facts when it was built (closing one moves
     # the stamp): only then does a present prompt nothing current answers read the timeline.
     has_replaced: bool = False
+    # (n,) the user's own standing constraints (recall.standing): "User can't swim".
+    standing: np.ndarray | None = None
+    # (n,) the facts that give the user's name alone (recall.people.name_rows).
+    names: np.ndarray | None = None
 
     @property
     def size(self) -> int:
@@ -155,7 +161,7 @@ def index_build(
             vectors[row] = vector
     if vectors is None:
         vectors = np.zeros((size, 1), dtype=np.float32)
-    terms, indptr, rows, weights = _bm25_csr(documents, k1=k1, b=b)
+    terms, indptr, rows, weights = bm25_postings(documents, k1=k1, b=b)
     previous = np.full(size, -1, dtype=np.int32)
     following = np.full(size, -1, dtype=np.int32)
     groups = np.zeros(size, dtype=np.int32)
@@ -183,6 +189,7 @@ def index_build(
         for word in words
         if word in names_of(caption)
     )
+    domains = membership(list(captions), texts, vectors, model_id)
     return UserIndex(
         end_user_id=end_user_id,
         stamp=stamp,
@@ -199,7 +206,7 @@ def index_build(
         groups=groups,
         group_count=group_count,
         hubness=_hubness(vectors),
-        domains=membership(list(captions), texts, vectors, model_id),
+        domains=domains,
         subjects=frozenset(
             match[0].lower() for caption in captions if (match := _SUBJECT.match(caption))
         ),
@@ -211,6 +218,8 @@ def index_build(
         stated=times[:, 2],
         replaced=times[:, 3].astype(bool),
         has_replaced=has_replaced,
+        standing=standing_rows(captions, domains, others),
+        names=name_rows(captions, others),
     )
 
 
@@ -229,38 +238,6 @@ def _hubness(vectors: np.ndarray) -> np.ndarray:
     k = min(HUB_NEIGHBOURS, size - 1)
     nearest = np.partition(similarity, size - k, axis=1)[:, size - k :]
     return nearest.mean(axis=1).astype(np.float32)
-
-
-def _bm25_csr(
-    documents: list[list[str]], *, k1: float, b: float
-) -> tuple[dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
-    """BM25 weights (Lucene's non-negative idf) of tokenized documents as CSR postings."""
-    size = len(documents)
-    terms: dict[str, int] = {}
-    rows: list[int] = []
-    columns: list[int] = []
-    frequencies: list[int] = []
-    for row, document in enumerate(documents):
-        for term, count in Counter(document).items():
-            rows.append(row)
-            columns.append(terms.setdefault(term, len(terms)))
-            frequencies.append(count)
-    if not rows:
-        empty = np.zeros(0, dtype=np.int32)
-        return terms, np.zeros(1, dtype=np.int32), empty, empty.astype(np.float32)
-    row_of = np.array(rows, dtype=np.int32)
-    column_of = np.array(columns, dtype=np.int32)
-    tf = np.array(frequencies, dtype=np.float32)
-    lengths = np.array([len(d) for d in documents], dtype=np.float32)
-    average = max(float(lengths.mean()), 1.0)
-    df = np.bincount(column_of, minlength=len(terms)).astype(np.float32)
-    idf = np.log1p((size - df + 0.5) / (df + 0.5))
-    norm = k1 * (1 - b + b * lengths[row_of] / average)
-    weights = idf[column_of] * tf * (k1 + 1) / (tf + norm)
-    order = np.argsort(column_of, kind="stable")
-    indptr = np.zeros(len(terms) + 1, dtype=np.int32)
-    indptr[1:] = np.cumsum(df.astype(np.int32))
-    return terms, indptr, row_of[order], weights[order].astype(np.float32)
 
 
 # --- loading from the database ---------------------------------------------------------------

@@ -1,9 +1,12 @@
 """The lexical side of recall: the words of a text (`core.words`) as its index matches them,
-stemmed, without stopwords."""
+stemmed, without stopwords, and their BM25 postings."""
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import cache
+
+import numpy as np
 
 from core.lexicon import lexicon
 from core.words import stem, words_of
@@ -36,3 +39,35 @@ def generic_terms() -> frozenset[str]:
     """The stems of the words captions hold around any value (`generic_words`: "name",
     "likes", "lives"): a prompt sharing only these with a memory shares no topic with it."""
     return frozenset(stem(word) for word in lexicon("generic_words"))
+
+
+def bm25_postings(
+    documents: list[list[str]], *, k1: float, b: float
+) -> tuple[dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
+    """BM25 weights (Lucene's non-negative idf) of tokenized documents as CSR postings."""
+    size = len(documents)
+    terms: dict[str, int] = {}
+    rows: list[int] = []
+    columns: list[int] = []
+    frequencies: list[int] = []
+    for row, document in enumerate(documents):
+        for term, count in Counter(document).items():
+            rows.append(row)
+            columns.append(terms.setdefault(term, len(terms)))
+            frequencies.append(count)
+    if not rows:
+        empty = np.zeros(0, dtype=np.int32)
+        return terms, np.zeros(1, dtype=np.int32), empty, empty.astype(np.float32)
+    row_of = np.array(rows, dtype=np.int32)
+    column_of = np.array(columns, dtype=np.int32)
+    tf = np.array(frequencies, dtype=np.float32)
+    lengths = np.array([len(d) for d in documents], dtype=np.float32)
+    average = max(float(lengths.mean()), 1.0)
+    df = np.bincount(column_of, minlength=len(terms)).astype(np.float32)
+    idf = np.log1p((size - df + 0.5) / (df + 0.5))
+    norm = k1 * (1 - b + b * lengths[row_of] / average)
+    weights = idf[column_of] * tf * (k1 + 1) / (tf + norm)
+    order = np.argsort(column_of, kind="stable")
+    indptr = np.zeros(len(terms) + 1, dtype=np.int32)
+    indptr[1:] = np.cumsum(df.astype(np.int32))
+    return terms, indptr, row_of[order], weights[order].astype(np.float32)

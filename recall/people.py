@@ -8,14 +8,16 @@ friend, "how old are the twins?" the twins as someone's in particular. Words are
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from itertools import pairwise
 
 import numpy as np
 
 from core.lexicon import group_heads, lexicon
+from core.lexicon import names as lexicon_names
 from core.words import words_of
-from memories.facets import subject_of
+from memories.facets import facets_read, subject_of
 
 
 def person_words(text: str) -> frozenset[str]:
@@ -108,3 +110,49 @@ def whom_rows(about: list[frozenset[str]]) -> dict[str, np.ndarray]:
         for word in words:
             rows.setdefault(word, []).append(row)
     return {word: np.array(found, dtype=np.int64) for word, found in rows.items()}
+
+
+# A capitalised word whole past a sentence's start: "PhD" or "iPad" is no name.
+_WHOLE_NAME = re.compile(r"(?<=[^.!?]\s)[A-Z][a-z]+(?![A-Za-z])")
+
+
+def person_names(text: str) -> list[str]:
+    """The capitalised words of `text` (quotations left out) that may name a person: not a day
+    or a month (`calendar_names`), nor a place (`_a_place`)."""
+    return [
+        match.group()
+        for match in _WHOLE_NAME.finditer(text)
+        if match.group().lower() not in lexicon("calendar_names")
+        and not _a_place(
+            match.group(),
+            (text[: match.start()].split() or [""])[-1].lower(),
+            text[match.end() : match.end() + 1],
+        )
+    ]
+
+
+def _a_place(name: str, before: str, after: str) -> bool:
+    """Whether a capitalised word names a place, not a person: a place of `place_names`
+    ("Lisbon"), or any word after one of `place_prepositions` ("a week in Crete"), unless
+    possessive ("in Sam's car")."""
+    if after and after in "'\u2019":
+        return False
+    return name.lower() in lexicon_names("place_names") or before in lexicon("place_prepositions")
+
+
+# The registry's attribute of a fact that gives the user's name ("User's name is Segun").
+NAME = "name"
+
+
+def name_rows(captions: list[str], others: np.ndarray) -> np.ndarray:
+    """(n,) whether each memory gives the user's own name and nothing else of them (the
+    registry's `name`). A sentence encoder places a name by its sound ("Segun" sits 0.26 from
+    "what's a good app to learn Spanish?"), not by anything the user said."""
+    found = np.array(
+        [
+            bool(facets := facets_read(caption)) and all(f.attribute == NAME for f in facets)
+            for caption in captions
+        ],
+        dtype=bool,
+    ).reshape(len(captions))
+    return found & ~others

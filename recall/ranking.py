@@ -70,6 +70,15 @@ class RankingParams:
     # floor from this far below the user's mean cosine to the prompt.
     shaped_floor: float = 0.8
     shaped_z: float = -1.0
+    # A standing constraint of the user's (recall.standing: "User can't swim") answers a
+    # request whose answer the user's facts shape, read so by its meaning at least this much
+    # (`Query.asks`, recall.domains.ASKS_BY_MEANING's scale), when nothing else answers it and
+    # the fact is at least this far above the user's mean cosine to the prompt; it then gains
+    # this much times `Query.asks`. No topic decides it: the form of the fact and of the
+    # request do.
+    standing_asks: float = 0.6
+    standing_z: float = 0.5
+    standing_weight: float = 0.3
     # A general question about an event naming none (recall.domains.episodic) is about the
     # user only if a memory is this close (cosine).
     episodic_cosine: float = 0.5
@@ -173,6 +182,10 @@ class Query:
     named: frozenset[str] = frozenset()
     # A general question about an event naming none (recall.domains.episodic).
     episodic: bool = False
+    # How much the prompt reads as a request whose answer the user's facts shape, by its
+    # meaning (the best of recall.shaping's kinds, 0..1): "what should I bring to the
+    # housewarming?", not "how do I fix a squeaky hinge".
+    asks: float = 0.0
 
 
 def rank(
@@ -203,6 +216,8 @@ def rank(
     by_meaning = None
     elsewhere = _elsewhere(index, query)
     base = None
+    standing = None
+    lift = None  # what each standing constraint gained (explain's "standing")
     if mode == "hybrid" and query.personal and query.domains is not None:
         needed = need(query.domains, index.domains)
         shaped = shaped_need(query.domains, index.domains)
@@ -244,6 +259,10 @@ def rank(
             strong = (cosine >= params.strong_cosine) | (
                 (cosine >= params.weak_cosine) & (specific > 0)
             )
+            if index.names is not None:
+                # The user's name is placed by its sound ("Segun" and "an app to learn
+                # Spanish"): it opens an answer only when the prompt is close to it.
+                strong &= ~index.names | (cosine >= params.episodic_cosine) | (specific > 0)
         if needed is not None:
             # A personal request reaches what its domains need, even without a shared word.
             z = (cosine - cosine.mean()) / max(float(cosine.std()), 1e-6)
@@ -266,6 +285,13 @@ def rank(
                 if query.named and elsewhere is not None:
                     shaped_reach &= ~elsewhere
                 strong |= shaped_reach
+            if not strong.any():
+                # Only when nothing else opens the answer: with other evidence the constraints
+                # rank as they are (lifted over it, they pushed needed memories out of the top
+                # 3 on needs_dev and needs_dev2).
+                standing = _standing(index, query, z, params)
+                if standing is not None:
+                    strong |= standing
         # A fact the user had ("User did Spanish at school") says a prompt is about them as
         # well as one they have; only the facts `allowed` answer it.
         if not strong.any():
@@ -281,6 +307,9 @@ def rank(
         base = w * corrected + (1 - w) * lexical_part
         if needed is not None:
             base = base + params.need_weight * needed
+            if standing is not None:
+                lift = params.standing_weight * query.asks * standing
+                base = base + lift
         scores = _context_boost(index, base, params)
         if elsewhere is not None:
             # The user's people a prompt about the user does not name rank after their own
@@ -307,9 +336,20 @@ def rank(
     signals: tuple[dict[str, float], ...] = ()
     if explain:
         signals = tuple(
-            _signals(row, scores, base, lexical, cosine, index, params, needed) for row in order
+            _signals(row, scores, base, lexical, cosine, index, params, needed, lift)
+            for row in order
         )
     return Ranked(rows=order, scores=bounded(ordered), signals=signals)
+
+
+def _standing(
+    index: UserIndex, query: Query, z: np.ndarray, params: RankingParams
+) -> np.ndarray | None:
+    """(n,) the user's standing constraints a request reaches by their form (recall.standing),
+    or None when the prompt is not such a request or the index knows none."""
+    if index.standing is None or query.asks < params.standing_asks or not index.standing.any():
+        return None
+    return index.standing & (z >= params.standing_z)
 
 
 def _elsewhere(index: UserIndex, query: Query) -> np.ndarray | None:
@@ -351,6 +391,7 @@ def _signals(
     index: UserIndex,
     params: RankingParams,
     needed: np.ndarray | None,
+    lift: np.ndarray | None = None,
 ) -> dict[str, float]:
     """What went into one memory's score (the trace of `explain=true`)."""
     found = {
@@ -364,6 +405,8 @@ def _signals(
         hub = params.hub_weight * min(1.0, (index.size - 1) / 100)
         found["hubness_correction"] = round(-hub * float(index.hubness[row]), 4)
         found["domain"] = round(float(needed[row]), 4) if needed is not None else 0.0
+        # What a standing constraint gained for a request nothing else answered.
+        found["standing"] = round(float(lift[row]), 4) if lift is not None else 0.0
         # What the memory borrowed from its neighbours of the same source session.
         found["context_boost"] = round(float(scores[row] - base[row]), 4)
     return found

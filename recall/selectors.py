@@ -17,6 +17,7 @@ from recall.domains import (
     about_self,
     agreed,
     asked_as_question,
+    asked_by_meaning,
     asks_by_meaning,
     asks_judgement,
     episodic,
@@ -98,6 +99,7 @@ def memory_ranked(
         about_self=(own := about_self(prompt, index.people_names, people_need(meaning))),
         named=frozenset() if own else people_named(prompt, index.people_names),
         episodic=general and episodic(prompt),
+        asks=asked_by_meaning(meaning),
     )
     ranked = rank(
         index=index, query=query, mode=mode, limit=limit, explain=explain, allowed=allowed
