@@ -1,0 +1,98 @@
+"""Times said loosely (issue 33, session 40): a season or a feast said first, "back in" an event
+that goes on, a time in a clause the reader leaves unread, a time said alone after the fact, a
+long clause that ends on its time, and a fact given as the reason of a question."""
+
+from __future__ import annotations
+
+import datetime
+
+from extraction.reader import offline_candidates
+from extraction.stated import candidates_dated
+from extraction.timing import candidates_timed
+
+NOV_10 = datetime.datetime(2026, 11, 10, 18, 30, tzinfo=datetime.UTC)
+Timed = tuple[str, datetime.date | None, datetime.date | None]
+
+
+def _timed(*contents: str) -> list[Timed]:
+    """What the offline reader reads in the user's messages, said on 10 November 2026, timed
+    as the pipeline times them (with the messages, for the times no candidate read)."""
+    messages = [{"role": "user", "content": content} for content in contents]
+    read = candidates_dated(offline_candidates(messages), messages, default=NOV_10)
+    return [(c.caption, c.valid_from, c.valid_to) for c in candidates_timed(read, messages)]
+
+
+def test_a_season_said_first_dates_the_clause_it_opens():
+    assert _timed("Since the autumn I've been the treasurer of our residents' association") == [
+        ("User has been the treasurer of their residents' association", datetime.date(2026, 10, 1), None)
+    ]  # fmt: skip
+
+
+def test_last_christmas_is_the_december_before():
+    assert _timed("we got an upright piano last christmas") == [
+        ("User got an upright piano", datetime.date(2025, 12, 1), None)
+    ]
+
+
+def test_back_in_a_month_dates_an_event_that_goes_on_and_a_state_only_then():
+    assert _timed("I switched to a standing desk back in february") == [
+        ("User switched to a standing desk", datetime.date(2026, 2, 1), None)
+    ]
+    assert _timed("I sang in a church choir back in 2010") == [
+        ("User sang in a church choir", datetime.date(2010, 1, 1), datetime.date(2010, 12, 31))
+    ]
+
+
+def test_a_time_in_a_clause_about_others_dates_the_fact_of_now_beside_it():
+    said = "the council changed our bin day in march, our bins go out on Thursdays now"
+
+    assert _timed(said) == [
+        ("User's bins go out on Thursdays now", datetime.date(2026, 3, 1), None)
+    ]
+
+
+def test_a_time_beside_a_fact_not_said_to_hold_now_dates_nothing():
+    said = "the council changed our bin day in march, our bins go out on Thursdays"
+
+    assert all(start is None for _, start, _ in _timed(said))
+
+
+def test_a_time_said_alone_dates_the_fact_of_the_message_before():
+    assert _timed("I sing bass in a barbershop quartet.", "Since 2018. Any warm-up tips?") == [
+        ("User sings bass in a barbershop quartet", datetime.date(2018, 1, 1), None)
+    ]
+
+
+def test_a_time_said_alone_does_not_date_a_fact_told_in_the_past():
+    timed = _timed("I sang bass in a barbershop quartet.", "Since 2018. Any warm-up tips?")
+
+    assert all(start is None for _, start, _ in timed)
+
+
+def test_a_long_clause_is_kept_when_it_fits_once_its_time_is_out():
+    said = (
+        "I've been doing my weekly shop on the Ocado app and getting it delivered on Sunday "
+        "mornings since March"
+    )
+
+    assert _timed(said) == [
+        (
+            "User has been doing their weekly shop on the Ocado app and getting it delivered on "
+            "Sunday mornings",
+            datetime.date(2026, 3, 1),
+            None,
+        )
+    ]
+
+
+def test_a_reason_given_in_a_question_is_stated_and_a_condition_is_not():
+    assert _timed("what can I batch cook on Sundays now that we're with Ocado?") == [
+        ("User is with Ocado now", None, None)
+    ]
+    assert _timed("what should I do if I switch to Ocado?") == []
+
+
+def test_a_change_told_after_a_reason_of_now_dates_it():
+    said = "can you help me with the new router now that we're on Zen Internet? we switched in June"
+
+    assert ("User is on Zen Internet now", datetime.date(2026, 6, 1), None) in _timed(said)
