@@ -26,6 +26,7 @@ import numpy as np
 
 from extraction.candidates import Candidate
 from extraction.cued_changes import cued_change, slot_changed
+from extraction.dated_updates import dated_update
 from extraction.merge_evidence import (
     NEAR_DUPLICATE_SIMILARITY,
     advised_same_fact,
@@ -236,7 +237,10 @@ def changes_found(candidate: Candidate, neighbours: list[Neighbour]) -> Judgemen
         (neighbour, change)
         for neighbour in neighbours
         if neighbour.memory.status == Memory.Status.ACTIVE
-        and (change := _change(new, neighbour.memory.reading, neighbour.similarity))
+        and (
+            change := _change(new, neighbour.memory.reading, neighbour.similarity)
+            or _dated(candidate, new, neighbour)
+        )
     ]
     # A correction changes the one linked fact nearest in wording ("I misspoke, I'm actually
     # right-handed" corrects "left-handed", not every fact about the user it links to).
@@ -252,6 +256,14 @@ def changes_found(candidate: Candidate, neighbours: list[Neighbour]) -> Judgemen
         reason="; ".join(dict.fromkeys(change.reason for _, change in found)),
         explicit_update=all(change.automatic for _, change in found),
     )
+
+
+def _dated(candidate: Candidate, new: Reading, neighbour: Neighbour) -> Update | None:
+    """A new value said with the day it began, after the old was last said
+    (`dated_updates.dated_update`)."""
+    old = neighbour.memory.reading
+    how = link(new, old, neighbour.similarity)
+    return dated_update(candidate, new, old, neighbour.memory.stated_on, how)
 
 
 def rules_judgement(candidate: Candidate, neighbours: list[Neighbour]) -> Judgement:

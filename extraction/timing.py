@@ -96,7 +96,13 @@ def _told_together(candidate: Candidate, other: Candidate) -> bool:
 def _bare_start(caption: str) -> bool:
     """Whether a caption tells a start and nothing else but its time ("User started it",
     "User started two months ago"): its start verb (a `starts` cue) the one word of its own."""
-    if "starts" not in cues_of(caption):
+    words = words_of(caption)
+    # "User had the first round": the first of a habit is its start, the thing named after it
+    # the habit's own (`first_times.txt`).
+    first = next((at for at, word in enumerate(words) if word in lexicon("first_times")), None)
+    if first is not None and _tense(caption) == "past":
+        words = words[: first + 1]
+    elif "starts" not in cues_of(caption):
         return False
     light = (
         lexicon("adverbs")
@@ -108,8 +114,9 @@ def _bare_start(caption: str) -> bool:
         | RELATIVE
         | {word for line in lexicon("time_roles") for word in line.split()[1:]}
         | {"ago"}
+        | lexicon("first_times")
     )
-    words = [word for word in words_of(caption)[1:] if word not in light and not word.isdigit()]
+    words = [word for word in words[1:] if word not in light and not word.isdigit()]
     return len(words) < 2
 
 

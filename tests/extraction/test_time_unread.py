@@ -23,9 +23,15 @@ def _timed(*contents: str) -> list[Timed]:
 
 
 def test_a_season_said_first_dates_the_clause_it_opens():
-    assert _timed("Since the autumn I've been the treasurer of our residents' association") == [
-        ("User has been the treasurer of their residents' association", datetime.date(2026, 10, 1), None)
-    ]  # fmt: skip
+    said = "Since the autumn I've been the treasurer of our residents' association"
+
+    assert _timed(said) == [
+        (
+            "User has been the treasurer of their residents' association",
+            datetime.date(2026, 10, 1),
+            None,
+        )
+    ]
 
 
 def test_last_christmas_is_the_december_before():
@@ -96,3 +102,16 @@ def test_a_change_told_after_a_reason_of_now_dates_it():
     said = "can you help me with the new router now that we're on Zen Internet? we switched in June"
 
     assert ("User is on Zen Internet now", datetime.date(2026, 6, 1), None) in _timed(said)
+
+
+def test_the_first_time_of_a_habit_told_after_it_dates_the_habit():
+    said = (
+        "I get acupuncture every fortnight at a clinic in Hove, I had the first session three "
+        "weeks ago"
+    )
+
+    assert _timed(said)[0] == (
+        "User gets acupuncture every fortnight at a clinic in Hove",
+        datetime.date(2026, 10, 20),
+        None,
+    )
