@@ -99,12 +99,13 @@ def _time_alone(candidates: list[Candidate], texts: dict[int, str]) -> list[Cand
             (at for at, c in enumerate(dated) if c.said_in == earlier),
             default=None,
         )
-        if last is None or not _untimed(dated[last]) or dated[last].said_at is None:
+        said_at = dated[last].said_at if last is not None else None
+        if last is None or said_at is None or not _untimed(dated[last]):
             continue
         phrases = [
             phrase
-            for phrase in time_phrases(opening, dated[last].said_at)
-            if phrase.role in _CHANGE_ROLES and phrase.start <= dated[last].said_at.date()
+            for phrase in time_phrases(opening, said_at)
+            if phrase.role in _CHANGE_ROLES and phrase.start <= said_at.date()
         ]
         if len(phrases) == 1 and not _told_past(dated[last].caption):
             dated[last] = replace(dated[last], valid_from=phrases[0].start)
