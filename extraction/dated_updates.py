@@ -21,7 +21,7 @@ import datetime
 from core.lexicon import has_phrase, lexicon
 from core.words import words_of
 from extraction.candidates import Candidate
-from extraction.updates import Reading, Update, lemma
+from extraction.updates import Reading, Update, lemma, link
 from extraction.verbs import past_tense, third_singular
 
 # The words a caption's subject may run to after "User's" ("hospital radio show").
@@ -29,11 +29,11 @@ SUBJECT_MAX_WORDS = 4
 
 
 def dated_update(
-    candidate: Candidate, new: Reading, old: Reading, old_said: datetime.date | None, how: str
+    candidate: Candidate, new: Reading, old: Reading, old_said: datetime.date | None
 ) -> Update | None:
     """The update a dated new fact makes to an old one it shares a word with (see the module
-    docstring), else None. `old_said`: when the old fact was last said; `how`: how
-    `updates.link` links the two."""
+    docstring), else None. `old_said`: when the old fact was last said."""
+    how = link(new, old, 0.0)
     begins = candidate.valid_from
     if begins is None or candidate.valid_to is not None or old_said is None:
         return None
@@ -62,3 +62,11 @@ def _own_thing_of(candidate: Candidate, old: Reading) -> bool:
             break
         subject.append(lemma(word))
     return bool(set(subject) & old.words)
+
+
+def dated_refs(new: Reading, met: list[tuple[str, Reading, float]]) -> tuple[str, ...]:
+    """Of the facts a dated change contradicts (ref, reading, cosine), those it may close at
+    once: the ones `updates.link` links it to. One only close to it by cosine ("paid off and
+    closed the Barclaycard" beside "moved my current account to Monzo") is no evidence enough
+    to close; it stays as the reading that found it left it (held, under review)."""
+    return tuple(ref for ref, old, similarity in met if link(new, old, similarity))

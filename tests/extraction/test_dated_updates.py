@@ -9,7 +9,9 @@ import uuid
 
 import pytest
 
+from extraction.dated_updates import dated_refs
 from extraction.jobs import extraction_perform
+from extraction.updates import reading
 from memories.models import Memory
 
 FEB = datetime.datetime(2025, 2, 10, 10, 0, tzinfo=datetime.UTC)
@@ -67,3 +69,14 @@ def test_a_start_that_adds_one_more_closes_nothing(tenant, offline):
 
     old = memories["User sings with the Hallé Choir"]
     assert (old.status, old.valid_to) == (Memory.Status.ACTIVE, None)
+
+
+def test_a_dated_change_closes_at_once_only_the_facts_it_is_linked_to():
+    ending = reading("User paid off and closed the Argos store card")
+    met = [
+        ("card", reading("User has an Argos store card"), 0.55),
+        # Close by cosine only (what `cued_changes` holds for review): no word, kind or person.
+        ("pension", reading("User moved their pension pot to PensionBee"), 0.55),
+    ]
+
+    assert dated_refs(ending, met) == ("card",)
