@@ -145,8 +145,8 @@ def _phrase(
     """The phrase dateparser found at tokens[first:last], its role read before it, if it names
     a time; else None."""
     skip = _skipped()
-    while last > first and not _timely(tokens[last - 1]):
-        last -= 1  # "last month and", "in 2019 we": the phrase ends on a word of time
+    while last > first and not _ends_time(tokens[last - 1]):
+        last -= 1  # "last month and", "in 2019 we", "in may and the": it ends on a time
     core = first
     while core < last and tokens[core] in skip and not _is_time_word(tokens[core]):
         core += 1
@@ -184,6 +184,13 @@ def _phrase(
         point=point,
         period="month" if point else period,
     )
+
+
+def _ends_time(word: str) -> bool:
+    """Whether a time phrase may end on `word`: a word of time, not a role word or modifier
+    that only leads into one ("the", "of", "in": "in may and the rent" ends on "may")."""
+    lead = word in _skipped() or word in {"a", "an"}
+    return _timely(word) and not (lead and not (_is_time_word(word) or word in _seasons()))
 
 
 def _counted_from(tokens: list[str], core: int, last: int) -> int:

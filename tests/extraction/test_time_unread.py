@@ -8,6 +8,7 @@ import datetime
 
 from extraction.reader import offline_candidates
 from extraction.stated import candidates_dated
+from extraction.time_phrases import time_phrases
 from extraction.timing import candidates_timed
 
 NOV_10 = datetime.datetime(2026, 11, 10, 18, 30, tzinfo=datetime.UTC)
@@ -115,3 +116,9 @@ def test_the_first_time_of_a_habit_told_after_it_dates_the_habit():
         datetime.date(2026, 10, 20),
         None,
     )
+
+
+def test_a_time_ends_on_its_last_word_of_time_not_on_the_next_clauses_article():
+    [phrase] = time_phrases("I joined the parish council in May and the meetings are long", NOV_10)
+
+    assert phrase.words == ("in", "may")
