@@ -122,3 +122,9 @@ def test_a_time_ends_on_its_last_word_of_time_not_on_the_next_clauses_article():
     [phrase] = time_phrases("I joined the parish council in May and the meetings are long", NOV_10)
 
     assert phrase.words == ("in", "may")
+
+
+def test_a_fact_told_of_the_users_student_years_is_over_when_said():
+    assert _timed("I worked in a bar when I was a student") == [
+        ("User worked in a bar when they were a student", None, datetime.date(2026, 11, 10))
+    ]
