@@ -128,3 +128,12 @@ def test_a_fact_told_of_the_users_student_years_is_over_when_said():
     assert _timed("I worked in a bar when I was a student") == [
         ("User worked in a bar when they were a student", None, datetime.date(2026, 11, 10))
     ]
+
+
+def test_back_in_a_year_keeps_a_trip_and_an_ending_apart():
+    assert _timed("I went to Japan back in 2019") == [
+        ("User went to Japan", datetime.date(2019, 1, 1), datetime.date(2019, 12, 31))
+    ]
+    assert _timed("I quit smoking back in 2019") == [
+        ("User quit smoking", datetime.date(2019, 1, 1), None)
+    ]
