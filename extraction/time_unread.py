@@ -5,8 +5,8 @@ candidate came from still dates the fact told beside it.
   the first clause is about others and gives no candidate, but its time is the change's, and a
   fact said to hold now (`time_now.txt`) in the same sentence holds since then.
 - "I present a request show on the hospital radio every Sunday." then "Since 2017.": a
-  sentence that says nothing but a time opening a message dates the fact the user's previous
-  message ended on, when that fact still holds (not told in the past).
+  sentence that says nothing but a start ("since ...") opening a message dates the fact the
+  user's previous message ended on, when that fact still holds (not told in the past).
 
 Both read by structure (where the time stands, what the clause says of now) and the closed
 classes of `extraction.time_phrases`; the dates are dateparser's, as everywhere.
@@ -85,7 +85,7 @@ def _beside_now(
 
 
 def _time_alone(candidates: list[Candidate], texts: dict[int, str]) -> list[Candidate]:
-    """A user's message opening on a sentence that is nothing but a time ("Since 2017.") dates
+    """A user's message opening on a sentence that is nothing but a start ("Since 2017.") dates
     the last fact of the user's message before it, when that fact has no time and is not told
     in the past."""
     dated = list(candidates)
@@ -105,7 +105,9 @@ def _time_alone(candidates: list[Candidate], texts: dict[int, str]) -> list[Cand
         phrases = [
             phrase
             for phrase in time_phrases(opening, said_at)
-            if phrase.role in _CHANGE_ROLES and phrase.start <= said_at.date()
+            # Only a start ("Since 2017."): "In March." after "I'm moving to Leeds" may be
+            # the coming one, and a time alone says nothing of which.
+            if phrase.role == "from" and phrase.start <= said_at.date()
         ]
         if len(phrases) == 1 and not _told_past(dated[last].caption):
             dated[last] = replace(dated[last], valid_from=phrases[0].start)

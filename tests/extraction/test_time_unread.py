@@ -137,3 +137,9 @@ def test_back_in_a_year_keeps_a_trip_and_an_ending_apart():
     assert _timed("I quit smoking back in 2019") == [
         ("User quit smoking", datetime.date(2019, 1, 1), None)
     ]
+
+
+def test_a_month_said_alone_after_a_plan_dates_nothing():
+    assert _timed("I'm moving to Leeds.", "In March. Any tips?") == [
+        ("User is moving to Leeds", None, None)
+    ]
