@@ -143,3 +143,10 @@ def test_a_month_said_alone_after_a_plan_dates_nothing():
     assert _timed("I'm moving to Leeds.", "In March. Any tips?") == [
         ("User is moving to Leeds", None, None)
     ]
+
+
+def test_over_a_season_or_a_feast_dates_what_happened_then_and_over_a_count_is_no_time():
+    assert _timed("we put the kids in a new nursery over christmas") == [
+        ("User put the kids in a new nursery", datetime.date(2025, 12, 1), None)
+    ]
+    assert _timed("I lost over 5 kilos") == [("User lost over 5 kilos", None, None)]
