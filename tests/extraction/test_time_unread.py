@@ -97,6 +97,7 @@ def test_a_reason_given_in_a_question_is_stated_and_a_condition_is_not():
         ("User is with Ocado now", None, None)
     ]
     assert _timed("what should I do if I switch to Ocado?") == []
+    assert _timed("can you explain it again as I'm confused?") == []  # how they feel
 
 
 def test_a_change_told_after_a_reason_of_now_dates_it():
