@@ -45,6 +45,11 @@ def words_of(text: str, *, case: bool = False, parts: bool = False) -> list[str]
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?\n]*|[.!?\n]+")
 
 
+def sentences(text: str) -> list[str]:
+    """The sentences of `text`, each with its marks, as `sentences_rewritten` cuts them."""
+    return [match.group(0) for match in _SENTENCE.finditer(text)]
+
+
 def sentences_rewritten(text: str, rewrite: Callable[[str], str]) -> str:
     """The text with each sentence rewritten on its own (its marks and spaces included): a
     message of thousands of matches costs one pass, never one pass a match."""

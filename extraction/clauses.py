@@ -17,6 +17,7 @@ from functools import cache
 from core.lexicon import lexicon, names, tagged
 from core.words import sentences_rewritten, words_of
 from extraction.answers import answers_framed
+from extraction.asked import stated_in_question
 from extraction.chat_forms import apostrophes_restored, shorthands_expanded
 from extraction.labels import label_joined, labelled
 from extraction.people import never_name
@@ -319,6 +320,8 @@ def clauses_read(
                     continue
                 clause = rest
             statement = statement_of(clause)
+            if statement is None and clause.rstrip().endswith("?"):
+                statement = stated_in_question(clause)  # "... now that we're on Hyperoptic?"
             statement = labelled(statement) if statement else statement  # "Job: nurse"
             if corrected and statement and _bare_value(statement):
                 statement = _corrected(corrected, statement) or statement

@@ -26,6 +26,7 @@ import numpy as np
 
 from extraction.candidates import Candidate
 from extraction.cued_changes import cued_change, slot_changed
+from extraction.dated_updates import dated_refs, dated_update
 from extraction.merge_evidence import (
     NEAR_DUPLICATE_SIMILARITY,
     advised_same_fact,
@@ -236,7 +237,10 @@ def changes_found(candidate: Candidate, neighbours: list[Neighbour]) -> Judgemen
         (neighbour, change)
         for neighbour in neighbours
         if neighbour.memory.status == Memory.Status.ACTIVE
-        and (change := _change(new, neighbour.memory.reading, neighbour.similarity))
+        and (
+            change := _change(new, neighbour.memory.reading, neighbour.similarity)
+            or dated_update(candidate, new, neighbour.memory.reading, neighbour.memory.stated_on)
+        )
     ]
     # A correction changes the one linked fact nearest in wording ("I misspoke, I'm actually
     # right-handed" corrects "left-handed", not every fact about the user it links to).
@@ -445,10 +449,12 @@ def _dated_change(judgement: Judgement, candidate: Candidate, by_ref: dict) -> J
     if judgement.verdict == Verdict.SAME and not different_people(candidate, met[0]):
         return replace(judgement, verdict=Verdict.CONTRADICTS, refs=(met[0].ref,),
                        reason="began after it was last said", explicit_update=True)  # fmt: skip
-    return replace(
-        judgement,
-        explicit_update=judgement.verdict == Verdict.CONTRADICTS or judgement.explicit_update,
-    )
+    # Closed at once: the facts it is linked to, never one it is only close to by cosine.
+    met_by = [(m.ref, m.reading, by_ref[m.ref].similarity) for m in met]
+    linked = dated_refs(candidate_reading(candidate), met_by)
+    if judgement.verdict != Verdict.CONTRADICTS or not linked:
+        return judgement
+    return replace(judgement, refs=linked, explicit_update=True)
 
 
 def _learn(known: list[KnownMemory], decision: Decision, position: int) -> None:

@@ -12,6 +12,7 @@ import re
 from core.lexicon import has_phrase, lexicon
 from core.words import words_of
 from extraction.people import mention_at
+from extraction.time_phrases import untimed_length
 from extraction.verbs import base_form
 from extraction.wording import passing, third_person, tidy_caption
 from memories.facets import category_of
@@ -24,7 +25,8 @@ def caption_kept(caption: str, *, verb: bool = True) -> bool:
     """Whether a caption states a durable fact with its value, short enough to store (`verb`:
     whether its verb is still to be found)."""
     return not (
-        len(caption) > CAPTION_MAX_LENGTH
+        # Judged without the time it ends on, which `extraction.timing` takes out.
+        untimed_length(caption) > CAPTION_MAX_LENGTH
         or (verb and not states_a_fact(caption))
         or lacks_value(caption)
         or has_phrase(_main_clause(caption), "not_durable")

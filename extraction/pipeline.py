@@ -34,6 +34,7 @@ from extraction.grounding import candidates_ground
 from extraction.llm_decisions import decisions_ask
 from extraction.prompts import extract_with_llm
 from extraction.reader import offline_candidates, read_statements
+from extraction.redaction import caption_fitted
 from extraction.safety_net import statements_missed
 from extraction.screening import candidates_screen
 from extraction.stated import candidates_dated
@@ -311,7 +312,8 @@ def conversation_memories_write(
     # When each fact holds, from the time phrases of what the user said, and captions without
     # the relative ones ("moved to Lisbon last month"), both paths alike. After screening, which
     # reads the passing times ("sore since tuesday") the caption still says.
-    candidates = candidates_timed(candidates)
+    candidates = candidates_timed(candidates, messages)
+    candidates = [replace(c, caption=caption_fitted(c.caption)) for c in candidates]
     # The last gate of both paths: a caption that ends before its value ("User loves") says
     # nothing, so it is never stored.
     candidates = [candidate for candidate in candidates if not lacks_value(candidate.caption)]

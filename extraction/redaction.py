@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from extraction.candidates import Candidate
+from extraction.time_phrases import untimed_length
 from memories.text import CAPTION_MAX_LENGTH, FULL_TEXT_MAX_LENGTH, QUOTE_MAX_LENGTH
 
 EMAIL = "[email]"
@@ -136,10 +137,18 @@ def _fit(text: str, limit: int) -> str:
     return text[: cut if cut > 0 else limit].rstrip(" ,")
 
 
+def caption_fitted(caption: str) -> str:
+    """A caption within its limit: one whose time was left in it is cut at a word."""
+    return _fit(caption, CAPTION_MAX_LENGTH)
+
+
 def redact_candidate(candidate: Candidate) -> Candidate:
     """The candidate with PII redacted from its caption, full text and quote (the words kept as
     its evidence, which are the user's own and hold what the caption left out)."""
-    caption = _fit(redact(candidate.caption), CAPTION_MAX_LENGTH)
+    redacted = redact(candidate.caption)
+    # The time a caption ends on is taken out once read (`extraction.timing`): the caption
+    # may run over by it until then (`caption_fitted` is the last word).
+    caption = _fit(redacted, CAPTION_MAX_LENGTH + len(redacted) - untimed_length(redacted))
     full_text = _fit(redact(candidate.full_text), FULL_TEXT_MAX_LENGTH)
     quote = _fit(redact(candidate.quote), QUOTE_MAX_LENGTH)
     if (caption, full_text, quote) == (candidate.caption, candidate.full_text, candidate.quote):

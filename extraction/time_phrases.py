@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from core.lexicon import lexicon
-from core.words import words_of
+from core.words import word_spans, words_of
 
 logger = logging.getLogger(__name__)
 
@@ -75,9 +75,20 @@ def _names_time(words: list[str]) -> bool:
     """Whether words name a time, not only a unit ("second: I live in ..."): a month, a year,
     or a unit counted back or on ("two years ago", "last summer")."""
     units = any(word in lexicon("durations") or word in lexicon("time_modifiers") for word in words)
-    return any(_is_time_word(word) for word in words) or (
-        units and any(word in RELATIVE for word in words)
-    )
+    # A season or a feast names a time of its own ("since the spring", "last christmas").
+    named = any(_is_time_word(word) or word in _seasons() for word in words)
+    return named or (units and any(word in RELATIVE for word in words))
+
+
+@cache
+def _seasons() -> frozenset[str]:
+    """The seasons and feasts of `seasons.txt`, which dateparser reads as their month."""
+    return frozenset(line.split(maxsplit=1)[1] for line in lexicon("seasons"))
+
+
+def timely_only(words: list[str]) -> bool:
+    """Whether words are a time phrase and nothing else ("Since 2017", "back in the spring")."""
+    return all(_timely(word) for word in words) and _names_time(words)
 
 
 def _timely(word: str) -> bool:
@@ -134,8 +145,8 @@ def _phrase(
     """The phrase dateparser found at tokens[first:last], its role read before it, if it names
     a time; else None."""
     skip = _skipped()
-    while last > first and not _timely(tokens[last - 1]):
-        last -= 1  # "last month and", "in 2019 we": the phrase ends on a word of time
+    while last > first and not _ends_time(tokens[last - 1]):
+        last -= 1  # "last month and", "in 2019 we", "in may and the": it ends on a time
     core = first
     while core < last and tokens[core] in skip and not _is_time_word(tokens[core]):
         core += 1
@@ -173,6 +184,13 @@ def _phrase(
         point=point,
         period="month" if point else period,
     )
+
+
+def _ends_time(word: str) -> bool:
+    """Whether a time phrase may end on `word`: a word of time, not a role word or modifier
+    that only leads into one ("the", "of", "in": "in may and the rent" ends on "may")."""
+    lead = word in _skipped() or word in {"a", "an"}
+    return _timely(word) and not (lead and not (_is_time_word(word) or word in _seasons()))
 
 
 def _counted_from(tokens: list[str], core: int, last: int) -> int:
@@ -351,8 +369,7 @@ def cued(words: list[str]) -> bool:
 
 @cache
 def _cues() -> frozenset[str]:
-    seasons = {line.split(maxsplit=1)[1] for line in lexicon("seasons")}
-    return lexicon("months") | lexicon("durations") | RELATIVE | seasons | {"since", "until"}
+    return lexicon("months") | lexicon("durations") | RELATIVE | _seasons() | {"since", "until"}
 
 
 @cache
@@ -370,6 +387,17 @@ def time_tail(words: list[str]) -> int:
     while at > 0 and _timely(words[at - 1]):
         at -= 1
     return at if at < len(words) and _names_time(words[at:]) else len(words)
+
+
+def untimed_length(caption: str) -> int:
+    """The length of a caption without the time phrase it ends on ("... before work since
+    March"): `extraction.timing` takes that phrase out once it is read, so a caption is judged
+    long or short without it."""
+    spans = word_spans(caption)
+    at = time_tail([span.group().lower().replace("\u2019", "'") for span in spans])
+    if at >= len(spans):
+        return len(caption)
+    return len(caption[: spans[at].start()].rstrip(" ,"))
 
 
 def says_how_long(words: list[str]) -> bool:

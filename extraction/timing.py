@@ -27,20 +27,25 @@ from core.words import word_spans, words_of
 from extraction.candidates import Candidate
 from extraction.cues import cues_of
 from extraction.time_phrases import RELATIVE, TimePhrase, cued, time_phrases
+from extraction.time_unread import candidates_dated_unread
 from extraction.verbs import base_form, base_of, past_tense, third_singular
 from memories.attributes import registry
 from memories.facets import facets_read
 from memories.values import lacks_value
 
 
-def candidates_timed(candidates: list[Candidate]) -> list[Candidate]:
+def candidates_timed(
+    candidates: list[Candidate], messages: list[dict] | None = None
+) -> list[Candidate]:
     """Each candidate with the time its clause states (`candidate_timed`), or, when it states
     none, since the start told right after it (`_started_after`), or, when it holds "now",
-    since the change told beside it (`_since_the_change`)."""
+    since the change told beside it (`_since_the_change`), or by a time no candidate read in
+    the `messages` it was said in (`extraction.time_unread`)."""
     timed = [candidate_timed(candidate) for candidate in candidates]
     starts = [_bare_start(candidate.caption) for candidate in candidates]
     timed = [_started_after(timed, starts, at) for at in range(len(timed))]
     timed = [_since_the_change(timed, at) for at in range(len(timed))]
+    timed = candidates_dated_unread(timed, messages)
     return [_dated_beside(timed, at) for at in range(len(timed))]
 
 
@@ -91,7 +96,13 @@ def _told_together(candidate: Candidate, other: Candidate) -> bool:
 def _bare_start(caption: str) -> bool:
     """Whether a caption tells a start and nothing else but its time ("User started it",
     "User started two months ago"): its start verb (a `starts` cue) the one word of its own."""
-    if "starts" not in cues_of(caption):
+    words = words_of(caption)
+    # "User had the first round": the first of a habit is its start, the thing named after it
+    # the habit's own (`first_times.txt`).
+    first = next((at for at, word in enumerate(words) if word in lexicon("first_times")), None)
+    if first is not None and _tense(caption) == "past":
+        words = words[: first + 1]
+    elif "starts" not in cues_of(caption):
         return False
     light = (
         lexicon("adverbs")
@@ -103,8 +114,9 @@ def _bare_start(caption: str) -> bool:
         | RELATIVE
         | {word for line in lexicon("time_roles") for word in line.split()[1:]}
         | {"ago"}
+        | lexicon("first_times")
     )
-    words = [word for word in words_of(caption)[1:] if word not in light and not word.isdigit()]
+    words = [word for word in words[1:] if word not in light and not word.isdigit()]
     return len(words) < 2
 
 
@@ -232,7 +244,15 @@ def candidate_timed(candidate: Candidate) -> Candidate:
         # A time after the message is ahead of it, whatever the verb ("moving to Porto next
         # year").
         ahead = future or phrase.start > said_at.date()
-        begins, ends = _holds(phrase, future=ahead, held=held, starts=starts)
+        # "dropped to a four-day week back in january" is an event of then, which goes on;
+        # "worked as a lifeguard back in 2015" a state held then only.
+        # An ending ("ditched Tesco Mobile back in march") is an event of then likewise.
+        event = (
+            tense == "past"
+            and not held
+            and (_entered(candidate.caption) or "ends" in cues_of(candidate.caption))
+        )
+        begins, ends = _holds(phrase, future=ahead, held=held, starts=starts, event=event)
         valid_from = valid_from or begins
         valid_to = valid_to or ends
     # A length told in the simple past ("lived in Rome for 5 years", "did Spanish at school
@@ -255,16 +275,17 @@ def candidate_timed(candidate: Candidate) -> Candidate:
 
 
 def _holds(
-    phrase: TimePhrase, *, future: bool, held: bool, starts: bool = False
+    phrase: TimePhrase, *, future: bool, held: bool, starts: bool = False, event: bool = False
 ) -> tuple[datetime.date | None, datetime.date | None]:
     """When the fact holds, from one phrase: its role, whether the clause looks ahead, whether
-    the caption states a state of the past ("User was vegan"), and whether it tells a start
-    (`time_starts`: "is starting an MSc in September" holds from then on)."""
+    the caption states a state of the past ("User was vegan"), whether it tells a start
+    (`time_starts`: "is starting an MSc in September" holds from then on), and whether it
+    tells an event in the past ("back in" dates it, as "in" does: it happened then)."""
     if phrase.role == "from" or phrase.role == "for":
         return phrase.start, None
     if phrase.role == "to":
         return None, phrase.start
-    if phrase.role == "past" or (held and not future):
+    if (phrase.role == "past" and not event) or (held and not future):
         return phrase.start, phrase.end
     if future and starts:
         return phrase.start, None
@@ -281,6 +302,7 @@ def _tense(caption: str) -> str:
     words = words_of(caption)
     # The verb comes within a few words of the caption's start ("User's older sister got ...");
     # later words are its object or a time ("... diet in May" is no modal).
+    bare = ""
     for at, word in enumerate(words[1:5], start=1):
         after = words[at + 1] if at + 1 < len(words) else ""
         if word in {"has", "have"}:
@@ -289,10 +311,21 @@ def _tense(caption: str) -> str:
             return "past"
         if third_singular(word) or word in lexicon("copulas") | lexicon("auxiliaries"):
             return "present"
-        if base_form(word):
-            # "User quit": after "User" a base form is a past; after several people, a present.
-            return "past" if words[0] == "user" else "present"
-    return ""
+        if base_form(word) and words[0] == "user" and at == 1:
+            return "past"  # "User quit": right after "User", a base form is a past
+        if base_form(word) and not bare:
+            # After several people a base form is a present ("User's kids start school"), but
+            # a form that follows is the verb and the base form a noun of the subject ("User's
+            # radio show moved"): it is kept only when no other comes.
+            bare = "present"
+    return bare
+
+
+def _entered(caption: str) -> bool:
+    """Whether the caption's verb tells an event by which a state begins and goes on ("User
+    moved to Leeds", "User dropped down to a four-day week": `entry_verbs.txt`)."""
+    verb = next((word for word in words_of(caption)[1:5] if past_tense(word)), "")
+    return bool(verb) and base_of(verb) in lexicon("entry_verbs")
 
 
 def _held_in_past(caption: str, told_past: bool) -> bool:

@@ -24,8 +24,10 @@ from recall.ranking import Ranked
 from recall.rerank import llm_choose
 from recall.selectors import memory_ranked, ranked_as_picked, ranked_reordered, recall_mode_checked
 from recall.timeline import (
+    PAST_FIRST,
     asks_about_past,
     current_rows,
+    past_first,
     past_rows,
     period_of,
     rows_held_on,
@@ -205,8 +207,10 @@ def _recall(
         if timeline.replaced is not None and timeline.replaced.any():
             answered = timeline
             ranked = ranked_by(mode, limit, timeline, current_rows(timeline, timezone.now().date()))
-    signals = ranked.signals
     past = past_rows(answered, timezone.now().date())
+    if reading == "past" and mode in ("hybrid", "vector") and past.any():
+        ranked = past_first(ranked, ranked_by(mode, PAST_FIRST, answered, past), past)
+    signals = ranked.signals
     results = [
         RelevantMemory(
             id=answered.ids[row],

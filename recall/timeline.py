@@ -27,6 +27,7 @@ from recall.index import (
     stamp_text,
     timelines,
 )
+from recall.ranking import Ranked
 
 # The timeline's freshness: any change of its rows' text, status or time moves it.
 _STAMP_COLUMNS = (
@@ -108,3 +109,30 @@ def period_of(index: UserIndex, row: int) -> str:
         datetime.date.fromordinal(start) if start else None,
         datetime.date.fromordinal(end) if end else None,
     )
+
+
+# A prompt about the past wants a past fact among the first answers: within this many, the
+# ranking stands; else the best past fact the prompt reaches comes first.
+PAST_WITHIN = 3
+# How many past facts are ranked apart for it (the best one is used).
+PAST_FIRST = 1
+
+
+def past_first(ranked: Ranked, of_past: Ranked, past: np.ndarray) -> Ranked:
+    """A prompt about the past ("who was my manager before Helen?") answered with the best
+    past fact first when the ranking of every fact left none in its first `PAST_WITHIN` (the
+    current ones share its words). `of_past` ranks the past facts alone, under the same
+    relevance floor: a past fact the prompt does not reach is never brought in."""
+    if past[ranked.rows[:PAST_WITHIN]].any() or not of_past.rows.size:
+        return ranked
+    row, score = of_past.rows[0], of_past.scores[0]
+    keep = ranked.rows != row
+    size = max(len(ranked.rows), 1)
+    rows = np.concatenate(([row], ranked.rows[keep]))[:size]
+    scores = np.concatenate(([score], ranked.scores[keep]))[:size]
+    signals = ranked.signals
+    if signals:
+        first = of_past.signals[0] if of_past.signals else {}
+        kept = [s for s, k in zip(signals, keep, strict=True) if k]
+        signals = tuple([first, *kept][:size])
+    return Ranked(rows=rows, scores=scores.astype(ranked.scores.dtype), signals=signals)

@@ -83,6 +83,22 @@ def test_the_dev_set_is_well_formed_and_on_the_dev_topics():
         assert {check["kind"] for check in user["checks"]} <= set(KINDS)
 
 
+def test_the_session_40_set_is_well_formed_and_on_topics_no_other_split_has():
+    users = users_load(SPLITS["dev40"])
+    others = {
+        u["topic"] for name, path in SPLITS.items() if name != "dev40" for u in users_load(path)
+    }
+    kinds = [check["kind"] for user in users for check in user["checks"]]
+
+    assert len(users) >= 8
+    assert not {u["topic"] for u in users} & others
+    assert all(kinds.count(kind) >= 8 for kind in KINDS)
+    for user in users:
+        stamps = [c["timestamp"] for c in user["conversations"]]
+        assert stamps == sorted(stamps) and all(stamp.endswith("Z") for stamp in stamps)
+        assert all(check["expect"] for check in user["checks"])
+
+
 @pytest.mark.parametrize("split", ["heldout", "heldout2"])
 def test_each_held_out_set_is_well_formed_and_on_topics_no_other_split_has(split):
     """Held out by topic (issue 33): no topic of a held-out split is a topic of dev or of

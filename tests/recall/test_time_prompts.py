@@ -121,3 +121,28 @@ def test_the_index_knows_when_an_update_closed_one_of_the_users_facts(end_user, 
     Memory.objects.filter(pk=tom.pk).update(status=Memory.Status.SUPERSEDED, valid_to=JUL)
 
     assert user_index_get(end_user_id=end_user.pk).has_replaced
+
+
+def test_a_past_question_finds_the_replaced_fact_when_current_ones_share_its_words(
+    end_user, remember, tenant
+):
+    (old,) = remember(
+        end_user,
+        "User's window cleaner Mr Okafor comes every four weeks",
+        stated_at=FEB,
+        status=Memory.Status.SUPERSEDED,
+        valid_to=JUL,
+    )
+    remember(end_user, "User's new window cleaner is Priya Shah", stated_at=AUG, valid_from=JUL)
+    remember(end_user, "User's window cleaner is very good with the conservatory", stated_at=AUG)
+    remember(end_user, "User pays the window cleaner by bank transfer", stated_at=AUG)
+    remember(end_user, "User's window cleaner Priya also cleans the gutters", stated_at=AUG)
+
+    found = memory_recall(
+        tenant=tenant,
+        external_id=end_user.external_id,
+        prompt="who was my window cleaner before Priya?",
+    )
+
+    assert old.id in [m.id for m in found.memories[:3]]
+    assert next(m for m in found.memories if m.id == old.id).past
