@@ -12,7 +12,7 @@ from core.lexicon import lexicon
 from core.words import words_of
 from extraction.kept import caption_of
 from extraction.time_phrases import says_how_long
-from extraction.verbs import third_singular
+from extraction.verbs import past_tense, third_singular
 from memories.attributes import PRACTICE, attribute
 from memories.facets import kind_of
 from memories.facets import read as read_facets
@@ -48,6 +48,8 @@ def fragment(part: str) -> str | None:
         # "hates the vet": a verb of someone else's; "shes vegan" with no one named before it,
         # "it's a proper allergy": a pronoun's clause, about someone or something else.
         or third_singular(said[0])
+        # "Ruth retired in the summer": a subject and its verb, a clause of someone's own.
+        or (len(said) > 1 and (past_tense(said[1]) or third_singular(said[1])))
         or {word.split("'")[0] for word in said} & (lexicon("subject_pronouns") - {"i"} | {"it"})
         or said[0] in lexicon("value_breaks")
         or set(said)

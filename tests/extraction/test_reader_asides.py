@@ -115,3 +115,7 @@ def test_a_profile_typed_as_a_list_keeps_every_item():
 def test_a_bare_number_after_someone_named_is_not_the_users_age():
     assert _read("we have a tortoise, 40") == ["User has a tortoise"]
     assert _read("my uncle is a roofer, 58") == ["User's uncle is a roofer"]
+
+
+def test_a_name_and_its_verb_is_no_description_of_the_user():
+    assert not any(c.startswith("User is a") for c in _read("Marek retired at easter"))
