@@ -219,7 +219,8 @@ def _aged(sentence: str) -> str:
 # "our twins, Ava and Isla, start school": the names of one of the user's people between
 # commas, the sentence going on after them.
 _NAMES_BETWEEN = re.compile(
-    r"\b((?i:my|our) ([\w'-]+)), ([A-Z][\w'-]+(?: (?:and|&) [A-Z][\w'-]+)?), (?=[a-z])"
+    rf"\b((?i:my|our) ([\w'-]+)), ((?:(?:{_ABBREVIATIONS})\.? )?[A-Z][\w'-]+"
+    r"(?: (?:and|&) [A-Z][\w'-]+)?), (?=[a-z])"
 )
 
 

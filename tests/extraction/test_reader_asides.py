@@ -74,6 +74,7 @@ def test_names_between_commas_after_one_of_the_users_people_stay_with_their_sent
     assert _read("My nephew, Tariq, is a dentist in Hull") == [
         "User's nephew Tariq is a dentist in Hull"
     ]
+    assert _read("my doctor, Dr Okafor, is brilliant") == ["User's doctor Dr Okafor is brilliant"]
 
 
 def test_a_relative_clause_between_commas_is_of_the_person_it_follows():
