@@ -40,6 +40,8 @@ def first_person_in(text: str) -> bool:
 # en dash): a spaced dash does. Nor does a dot inside a token ("2.5", "example.co.uk") or an
 # email address: one cut at its dots would keep "bob" as the user's email and leave the rest
 # where redaction cannot see it.
+# A bar or a bullet between the items of a profile ("nurse | vegan | 2 kids").
+_ITEM_MARKS = str.maketrans({"|": ",", "\u2022": ","})
 _ABBREVIATIONS = "|".join(map(re.escape, sorted(names("abbreviations").values(), key=len)))
 _CLAUSE = re.compile(
     rf"(?:\b(?:{_ABBREVIATIONS})\.(?= )|"
@@ -296,6 +298,7 @@ def clauses_read(
         # Up to its first instruction: what follows is the instruction's, not the user's.
         content = before_instruction(str(message.get("content", "")))
         content = symbols_read(content)  # an emoji says nothing, and may end a clause
+        content = content.translate(_ITEM_MARKS)  # "nurse | cat mum": items, as commas part them
         content = apostrophes_restored(content)  # "shes" is "she's", "im" is "i'm"
         content = fronted_events(content)  # "since moving to Denver, I ...": I moved there
         content = run_ons_marked(content)  # "im 29 i work in sales my husband is ..."

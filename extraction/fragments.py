@@ -42,6 +42,8 @@ def fragment(part: str) -> str | None:
     if len(words) == 1 and words[0].strip(",.!").istitle():
         return None  # "Pixel": a name alone, never a condition or a thing the user is
     text = " ".join(words).strip(" ,.!;:")
+    if text.split(" ", 1)[0].lower() in lexicon("adverbs") | lexicon("function_words"):
+        text = text[:1].lower() + text[1:]  # "Currently in Lisbon": no name, the clause's start
     said = words_of(text)
     if (
         not said

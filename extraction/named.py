@@ -65,6 +65,8 @@ def names_alone(statement: str) -> list[str] | None:
         return None
     if any(never_name(word.lower()) or word.lower() in lexicon("people") for word in names):
         return None
+    if len(names) > len(cased) - len(names) + 1 and not all(n[:1].isupper() for n in names):
+        return None  # "night owl": two words no "and" joins are no two names
     return names
 
 

@@ -120,3 +120,12 @@ def test_a_bare_number_after_someone_named_is_not_the_users_age():
 
 def test_a_name_and_its_verb_is_no_description_of_the_user():
     assert not any(c.startswith("User is a") for c in _read("Marek retired at easter"))
+
+
+def test_a_bar_or_a_bullet_ends_a_clause_and_a_clause_start_is_no_name():
+    assert _read("vegan | 2 kids \u2022 night owl") == [
+        "User is vegan",
+        "User has 2 kids",
+        "User is a night owl",
+    ]
+    assert "User is currently in Tbilisi" in _read("Currently in Tbilisi, teaching English")
