@@ -36,7 +36,7 @@ from extraction.merge_evidence import (
     keeps_both,
     same_fact,
 )
-from extraction.restatements import restated_in_words, reworded
+from extraction.restatements import restated_in_words, reworded, slot_restated
 from extraction.updates import Reading, Update, link, reading, update
 from memories.comparison import Verdict, compare, shares_attribute
 from memories.facets import Facet, facets_read
@@ -284,8 +284,11 @@ def rules_judgement(candidate: Candidate, neighbours: list[Neighbour]) -> Judgem
     if same is not None:
         return Judgement(Verdict.SAME, refs=(same[0].memory.ref,), reason=same[1])
     for neighbour in neighbours:  # nearest first: the same fact in other words
-        if in_other_words(candidate, neighbour.memory) or reworded(
-            reading, neighbour.memory.reading, neighbour.similarity
+        old, similarity = neighbour.memory.reading, neighbour.similarity
+        if (
+            in_other_words(candidate, neighbour.memory)
+            or reworded(reading, old, similarity)
+            or slot_restated(reading, old, similarity)
         ):
             return Judgement(Verdict.SAME, refs=(neighbour.memory.ref,),
                              reason="the same fact in other words")  # fmt: skip

@@ -7,7 +7,12 @@ from __future__ import annotations
 from typing import Protocol
 
 from extraction.candidates import Candidate
-from extraction.restatements import advised_rewording, restated_in_words, reworded
+from extraction.restatements import (
+    advised_rewording,
+    restated_in_words,
+    reworded,
+    slot_restated,
+)
 from extraction.updates import Reading, reading
 from memories.attributes import PRACTICE
 from memories.comparison import NEAR_DUPLICATE_SIMILARITY, distinct, restates
@@ -17,6 +22,7 @@ from memories.facets import Facet, facets_read, subject_of
 class Known(Protocol):
     """What the evidence reads of a known memory (`extraction.decisions.KnownMemory`)."""
 
+    ref: str
     caption: str
     full_text: str
 
@@ -60,7 +66,9 @@ def same_fact(candidate: Candidate, target: Near) -> bool:
     new, old = candidate_reading(candidate), reading(target.memory.caption)
     # A rewording compares the words of the two captions one by one ("ads" and "adverts"):
     # the values of an open attribute ("on: netflix plan with adverts") it has read already.
-    said_again = reworded(new, old, target.similarity)
+    said_again = reworded(new, old, target.similarity) or slot_restated(
+        new, old, target.similarity
+    )
     if _distinct(candidate, target.memory, open_values=not said_again):
         return False
     return (
@@ -111,12 +119,23 @@ def in_other_words(candidate: Candidate, memory: Known) -> bool:
     """Whether the two say the same in other words (`extraction.restatements`), each read from
     its caption: what recall shows, not what a full text or an earlier merge added. A new
     wording that the merge keeps (the longer full text, `_learn`) may add a detail to the
-    stored fact, which the merged memory keeps; a new fact that is only part of a longer stored
-    one ("fully remote" of "a data analyst at a charity, fully remote") is its own."""
+    stored fact, which the merged memory keeps. A new fact that is only part of a longer one
+    is said again when that one was stored before ("User is one of the altos" of "User sings
+    alto in a community choir"): the memory keeps every word of it. Of the same conversation
+    ("fully remote" of "a data analyst at a charity, fully remote", said in one message) it is
+    its own: the user said it apart from the rest (`said_before`)."""
     new, old = candidate_reading(candidate), reading(memory.caption)
     if len(candidate.full_text) > len(memory.full_text):
         return restated_in_words(new, old, kept=new)
+    if said_before(memory) and restated_in_words(new, old, kept=old):
+        return True
     return restated_in_words(new, old)
+
+
+def said_before(memory: Known) -> bool:
+    """Whether the memory was stored before this conversation (`decisions.new_ref` names
+    one of its own candidates)."""
+    return not memory.ref.startswith("new:")
 
 
 def keeps_both(candidate: Candidate, memory: Known) -> bool:
