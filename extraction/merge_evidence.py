@@ -4,6 +4,7 @@ facets, or in other words. Kept apart from `extraction.decisions`, which decides
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Protocol
 
 from extraction.candidates import Candidate
@@ -11,11 +12,12 @@ from extraction.restatements import (
     advised_rewording,
     restated_in_words,
     reworded,
+    same_one,
     slot_restated,
 )
 from extraction.updates import Reading, reading
 from memories.attributes import PRACTICE
-from memories.comparison import NEAR_DUPLICATE_SIMILARITY, distinct, restates
+from memories.comparison import NEAR_DUPLICATE_SIMILARITY, distinct, narrower_than, restates
 from memories.facets import Facet, facets_read, subject_of
 
 
@@ -51,8 +53,11 @@ def candidate_reading(candidate: Candidate) -> Reading:
 
 
 def different_people(candidate: Candidate, memory: Known) -> bool:
-    """Whether the two facts are about different people (read from the captions)."""
-    return subject_of(candidate.caption) != subject_of(memory.caption)
+    """Whether the two facts are about different people or pets (read from the captions; a
+    breed of a pet that one name names is that pet, `restatements.same_one`)."""
+    if subject_of(candidate.caption) == subject_of(memory.caption):
+        return False
+    return not same_one(candidate_reading(candidate), reading(memory.caption))
 
 
 def same_fact(candidate: Candidate, target: Near) -> bool:
@@ -112,7 +117,34 @@ def _distinct(candidate: Candidate, memory: Known, *, open_values: bool = True) 
         return open_values and facet.attribute in both
 
     new = tuple(f for f in candidate_facets(candidate) if stated(f))
-    return distinct(new, tuple(f for f in memory.facets if stated(f)))
+    old = tuple(f for f in memory.facets if stated(f))
+    if subject_of(candidate.caption) != subject_of(memory.caption):  # one pet (`same_one`)
+        new, old = _one_pet(new, old)
+    return distinct(new, old)
+
+
+def _one_pet(
+    new: tuple[Facet, ...], old: tuple[Facet, ...]
+) -> tuple[tuple[Facet, ...], tuple[Facet, ...]]:
+    """The facets with a breed said on one side as the pet the other names (`same_one` has
+    found one name for both: "User's corgi is called Biscuit" of "User's dog is called
+    Biscuit"): the subject and what the user owns said as the broader word on both sides."""
+
+    def words(facets: tuple[Facet, ...]) -> set[str]:
+        return {f.subject for f in facets} | {f.value for f in facets if f.attribute == "owns"}
+
+    def broadened(facets: tuple[Facet, ...], said: set[str]) -> tuple[Facet, ...]:
+        found = []
+        for facet in facets:
+            for word in said:
+                if narrower_than(facet.subject, word):
+                    facet = replace(facet, subject=word)
+                if facet.attribute == "owns" and narrower_than(facet.value, word):
+                    facet = replace(facet, value=word)
+            found.append(facet)
+        return tuple(found)
+
+    return broadened(new, words(old)), broadened(old, words(new))
 
 
 def in_other_words(candidate: Candidate, memory: Known) -> bool:

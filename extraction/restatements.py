@@ -63,7 +63,7 @@ def restated_in_words(new: Reading, old: Reading, kept: Reading | None = None) -
     Lloyds since age 16" of "banks with Lloyds") merges into the wording that keeps the
     detail. The caller passes it for a new wording only: a new fact inside a longer stored
     one ("fully remote" in "a data analyst at a charity, fully remote") is its own."""
-    if new.subject != old.subject or new.negative != old.negative:
+    if not same_one(new, old) or new.negative != old.negative:
         return False
     if new.ends or new.starts or new.corrects or new.additive or new.wish or old.wish:
         return False
@@ -72,6 +72,33 @@ def restated_in_words(new: Reading, old: Reading, kept: Reading | None = None) -
     if kept is not None:
         return _holds(kept, old if kept is new else new)
     return _holds(new, old) and _holds(old, new)
+
+
+def same_one(new: Reading, old: Reading) -> bool:
+    """Whether the two are about one person or pet: the same subject, or a pet and a breed of
+    it that one name names ("User's dog is called Biscuit" and "User's corgi Biscuit has ...":
+    a corgi is a dog, `kinds.txt`). Two pets of one kind and no name said are not one."""
+    if new.subject == old.subject:
+        return True
+    if "user" in (new.subject, old.subject) or not (
+        old.people <= new.concepts or new.people <= old.concepts
+    ):
+        return False
+    named = _named(new) | _named(old)
+    return bool(named & new.words & old.words - new.people - old.people)
+
+
+def _named(reading: Reading) -> set[str]:
+    """The lemmas of the names a reading says: capitalised, or right after whom it is about
+    ("User's tabby luna ...")."""
+    said = words_of(reading.text)
+    subject = reading.subject.split()
+    after = {
+        lemma(said[at + len(subject)])
+        for at in range(len(said) - len(subject))
+        if said[at : at + len(subject)] == subject
+    }
+    return _names(reading) | {word for word in after if word in reading.words}
 
 
 def _names(reading: Reading) -> set[str]:
