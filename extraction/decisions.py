@@ -36,7 +36,7 @@ from extraction.merge_evidence import (
     keeps_both,
     same_fact,
 )
-from extraction.restatements import restated_in_words, reworded, slot_restated
+from extraction.restatements import named_again, restated_in_words, reworded, slot_restated
 from extraction.updates import Reading, Update, link, reading, update
 from memories.comparison import Verdict, compare, shares_attribute
 from memories.facets import Facet, facets_read
@@ -289,10 +289,16 @@ def rules_judgement(candidate: Candidate, neighbours: list[Neighbour]) -> Judgem
             in_other_words(candidate, neighbour.memory)
             or reworded(reading, old, similarity)
             or slot_restated(reading, old, similarity)
+            or named_again(reading, old, similarity, new_kept=_kept_new(candidate, neighbour))
         ):
             return Judgement(Verdict.SAME, refs=(neighbour.memory.ref,),
                              reason="the same fact in other words")  # fmt: skip
     return Judgement(Verdict.NEW)
+
+
+def _kept_new(candidate: Candidate, neighbour: Neighbour) -> bool:
+    """Whether a merge would keep the candidate's wording (the longer, as `memory_merge`)."""
+    return len(candidate.full_text) > len(neighbour.memory.full_text)
 
 
 def checked_judgement(

@@ -10,6 +10,7 @@ from typing import Protocol
 from extraction.candidates import Candidate
 from extraction.restatements import (
     advised_rewording,
+    named_again,
     restated_in_words,
     reworded,
     same_one,
@@ -71,8 +72,11 @@ def same_fact(candidate: Candidate, target: Near) -> bool:
     new, old = candidate_reading(candidate), reading(target.memory.caption)
     # A rewording compares the words of the two captions one by one ("ads" and "adverts"):
     # the values of an open attribute ("on: netflix plan with adverts") it has read already.
-    said_again = reworded(new, old, target.similarity) or slot_restated(
-        new, old, target.similarity
+    similarity, new_kept = target.similarity, len(candidate.full_text) > len(target.memory.full_text)
+    said_again = (
+        reworded(new, old, similarity)
+        or slot_restated(new, old, similarity)
+        or named_again(new, old, similarity, new_kept=new_kept)
     )
     if _distinct(candidate, target.memory, open_values=not said_again):
         return False
