@@ -17,6 +17,7 @@ from functools import cache
 from core.lexicon import lexicon
 from core.words import words_of
 from extraction.updates import THEIRS, Reading, closure, lemma, link
+from extraction.people import one_of_theirs
 from extraction.verbs import base_form, finite, gerund
 from extraction.word_alignment import (
     WordSimilarity,
@@ -77,12 +78,16 @@ def restated_in_words(new: Reading, old: Reading, kept: Reading | None = None) -
 def same_one(new: Reading, old: Reading) -> bool:
     """Whether the two are about one person or pet: the same subject, or a pet and a breed of
     it that one name names ("User's dog is called Biscuit" and "User's corgi Biscuit has ...":
-    a corgi is a dog, `kinds.txt`). Two pets of one kind and no name said are not one."""
+    a corgi is a dog, `kinds.txt`), or the user's fact that names that one ("User has got a
+    dog called Noodle"). Two pets of one kind and no name said are not one."""
     if new.subject == old.subject:
         return True
-    if "user" in (new.subject, old.subject) or not (
-        old.people <= new.concepts or new.people <= old.concepts
-    ):
+    if "user" in (new.subject, old.subject):
+        # "User has got a dog called Noodle": the user's fact names the pet it is about.
+        pet, own = (new, old) if old.subject == "user" else (old, new)
+        if not pet.people & own.concepts:
+            return False
+    elif not (old.people <= new.concepts or new.people <= old.concepts):
         return False
     named = _named(new) | _named(old)
     return bool(named & new.words & old.words - new.people - old.people)
@@ -277,7 +282,8 @@ def named_again(new: Reading, old: Reading, similarity: float, *, new_kept: bool
     merged into the wording a merge keeps (`new_kept`: the longer). The same person or pet,
     polarity and scope, no cue, linked, at or above NAMED_AGAIN_SIMILARITY, a name both say;
     each number and name of the wording the merge drops is in the one it keeps, and so is
-    each of its verbs ("lives in Leeds" is not "works in Leeds"); no other value of what
+    each of its verbs ("lives in Leeds" is not "works in Leeds") and whom or what it says the
+    name is ("a cat called Mochi", `people.one_of_theirs`); no other value of what
     holds one at a time, no other member of a kind or point of a scale the other states."""
     if similarity < NAMED_AGAIN_SIMILARITY or not same_one(new, old):
         return False
@@ -301,6 +307,8 @@ def named_again(new: Reading, old: Reading, similarity: float, *, new_kept: bool
     extra = dropped.words - kept.concepts - _relation_lemmas()
     if any(_verb_of_its_own(word, dropped) or word == _lead_verb(dropped) for word in extra):
         return False
+    if any(one_of_theirs(word) for word in extra):
+        return False  # who or what the name is ("a cat called Mochi") is never folded away
     # Two verbs that tie the person to it ("owns" and "rents", "goes to" and "works at").
     verbs = (_lead_verb(new), _lead_verb(old))
     if all(verbs) and not (verbs[0] in old.concepts or verbs[1] in new.concepts):
