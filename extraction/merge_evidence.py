@@ -72,7 +72,8 @@ def same_fact(candidate: Candidate, target: Near) -> bool:
     new, old = candidate_reading(candidate), reading(target.memory.caption)
     # A rewording compares the words of the two captions one by one ("ads" and "adverts"):
     # the values of an open attribute ("on: netflix plan with adverts") it has read already.
-    similarity, new_kept = target.similarity, len(candidate.full_text) > len(target.memory.full_text)
+    similarity = target.similarity
+    new_kept = len(candidate.full_text) > len(target.memory.full_text)
     said_again = (
         reworded(new, old, similarity)
         or slot_restated(new, old, similarity)

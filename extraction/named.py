@@ -160,7 +160,8 @@ def named_in_passing(part: str) -> str | None:
         return None
     for size in (2, 1):
         relation, name = " ".join(cased[1 : 1 + size]).lower(), cased[1 + size]
-        if len(cased) > 2 + size and one_of_theirs(relation):
-            if name[:1].isupper() and name.isalpha() and not never_name(name.lower()):
-                return f"User's {relation} is called {name}"
+        if len(cased) <= 2 + size or not one_of_theirs(relation):
+            continue
+        if name[:1].isupper() and name.isalpha() and not never_name(name.lower()):
+            return f"User's {relation} is called {name}"
     return None

@@ -16,8 +16,8 @@ from functools import cache
 
 from core.lexicon import lexicon
 from core.words import words_of
-from extraction.updates import THEIRS, Reading, closure, lemma, link
 from extraction.people import one_of_theirs
+from extraction.updates import THEIRS, Reading, closure, lemma, link
 from extraction.verbs import base_form, finite, gerund
 from extraction.word_alignment import (
     WordSimilarity,
@@ -314,7 +314,7 @@ def named_again(new: Reading, old: Reading, similarity: float, *, new_kept: bool
     if all(verbs) and not (verbs[0] in old.concepts or verbs[1] in new.concepts):
         return False
     for word in dropped.words ^ kept.words:
-        mine, other = (dropped, kept) if word in dropped.words else (kept, dropped)
+        other = kept if word in dropped.words else dropped
         if (closure([word]) - {word}) & other.concepts:
             return False
         if any(siblings(word, theirs) for theirs in other.words):

@@ -113,7 +113,7 @@ def test_a_slot_with_another_value_person_or_a_change_is_no_restatement(slot):
     ("stored", "new"),
     [
         ("User's supermarket is Booths", "User does a big Booths shop every friday"),
-        ("User's allotment society is Greenfields", "User has had a plot with Greenfields for years"),
+        ("User's allotment society is Greenfields", "User has a plot with Greenfields for years"),
     ],
 )
 def test_a_name_said_again_with_more_about_it_is_an_elaboration(stored, new):
