@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from extraction.candidates import Candidate
-from extraction.cued_changes import cued_change, slot_changed
+from extraction.cued_changes import cued_change, modifier_changed, slot_changed
 from extraction.merge_evidence import (
     NEAR_DUPLICATE_SIMILARITY,
     advised_same_fact,
@@ -34,6 +34,7 @@ from extraction.merge_evidence import (
     different_people,
     in_other_words,
     keeps_both,
+    said_before,
     same_fact,
 )
 from extraction.restatements import named_again, restated_in_words, reworded, slot_restated
@@ -225,6 +226,7 @@ def _change(new: Reading, old: Reading, similarity: float) -> Update | None:
         update(new, old, similarity)
         or cued_change(new, old, similarity, link(new, old, similarity))
         or slot_changed(new, old)
+        or modifier_changed(new, old)
     )
 
 
@@ -289,7 +291,10 @@ def rules_judgement(candidate: Candidate, neighbours: list[Neighbour]) -> Judgem
             in_other_words(candidate, neighbour.memory)
             or reworded(reading, old, similarity)
             or slot_restated(reading, old, similarity)
-            or named_again(reading, old, similarity, new_kept=_kept_new(candidate, neighbour))
+            or (
+                said_before(neighbour.memory)
+                and named_again(reading, old, similarity, new_kept=_kept_new(candidate, neighbour))
+            )
         ):
             return Judgement(Verdict.SAME, refs=(neighbour.memory.ref,),
                              reason="the same fact in other words")  # fmt: skip

@@ -77,7 +77,7 @@ def same_fact(candidate: Candidate, target: Near) -> bool:
     said_again = (
         reworded(new, old, similarity)
         or slot_restated(new, old, similarity)
-        or named_again(new, old, similarity, new_kept=new_kept)
+        or (said_before(target.memory) and named_again(new, old, similarity, new_kept=new_kept))
     )
     if _distinct(candidate, target.memory, open_values=not said_again):
         return False

@@ -96,6 +96,12 @@ def same_one(new: Reading, old: Reading) -> bool:
 def _named(reading: Reading) -> set[str]:
     """The lemmas of the names a reading says: capitalised, or right after whom it is about
     ("User's tabby luna ...")."""
+    return _names(reading) | _after_subject(reading)
+
+
+def _after_subject(reading: Reading) -> set[str]:
+    """The content word right after whom a reading is about: their name ("luna" of "User's
+    tabby luna is obsessed with boxes")."""
     said = words_of(reading.text)
     subject = reading.subject.split()
     after = {
@@ -103,7 +109,7 @@ def _named(reading: Reading) -> set[str]:
         for at in range(len(said) - len(subject))
         if said[at : at + len(subject)] == subject
     }
-    return _names(reading) | {word for word in after if word in reading.words}
+    return {word for word in after if word in reading.words}
 
 
 def _names(reading: Reading) -> set[str]:
@@ -279,7 +285,10 @@ def named_again(new: Reading, old: Reading, similarity: float, *, new_kept: bool
     """Whether the new wording names what the old one names and says more about it ("User's
     bank is Lloyds" and "User has been with lloyds since they were 16", "User's favourite book
     is Dune" and "User's all-time fav novel has to be Dune by Frank Herbert"): an elaboration,
-    merged into the wording a merge keeps (`new_kept`: the longer). The same person or pet,
+    merged into the wording a merge keeps (`new_kept`: the longer). The caller asks only of a
+    fact stored before this conversation (`merge_evidence.said_before`). The name is what the
+    fact is about, not whom: "User's cat Miso is diabetic" and "User's cat Miso needs insulin"
+    are two facts of Miso. The same person or pet,
     polarity and scope, no cue, linked, at or above NAMED_AGAIN_SIMILARITY, a name both say;
     each number and name of the wording the merge drops is in the one it keeps, and so is
     each of its verbs ("lives in Leeds" is not "works in Leeds") and whom or what it says the
@@ -295,7 +304,10 @@ def named_again(new: Reading, old: Reading, similarity: float, *, new_kept: bool
         return False
     if new.values and old.values and new.values != old.values:
         return False
-    if not (_names(new) | _names(old)) & new.words & old.words:
+    # A name the fact is about, not whom it is about: "User's cat Miso is diabetic" and
+    # "User's cat Miso needs insulin" are two facts of Miso.
+    about = _after_subject(new) | _after_subject(old) | new.people | old.people
+    if not (_names(new) | _names(old)) & new.words & old.words - about:
         return False
     kept, dropped = (new, old) if new_kept else (old, new)
     if not _numbers(dropped.text) <= _numbers(kept.text):

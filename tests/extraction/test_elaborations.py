@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from extraction.cued_changes import modifier_changed
 from extraction.decisions import Action, decide
 from extraction.reader import offline_candidates
 from extraction.restatements import named_again, same_one, slot_restated
@@ -133,3 +134,33 @@ def test_a_name_said_again_with_more_about_it_is_an_elaboration(stored, new):
 )
 def test_a_name_said_again_in_another_fact_is_never_folded_in(stored, new):
     assert not named_again(reading(new), reading(stored), 0.8, new_kept=len(new) > len(stored))
+
+
+def test_another_kind_of_the_same_thing_announced_is_held_for_review():
+    stored = known("m1", "User cuts the lawn with a petrol mower", unit(1, 0))
+    said = candidate("User is on a battery mower these days")
+
+    [decision] = decide(candidates=[said], vectors=np.array([_at(0.6)]), known=[stored],
+                        advice=lambda *a: None, supersede=True)  # fmt: skip
+
+    # Most things may be had two at a time: the user says which holds, never superseded.
+    assert decision.action == Action.HOLD
+    assert [c.ref for c in decision.conflicts] == ["m1"]
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "User has a battery mower too now",  # one more
+        "User's neighbour is on a battery mower these days",  # someone else
+        "User is on a battery mower",  # no change announced
+    ],
+)
+def test_another_kind_said_as_one_more_of_someone_else_or_unannounced_changes_nothing(new):
+    assert not modifier_changed(reading(new), reading("User cuts the lawn with a petrol mower"))
+
+
+def test_whom_both_facts_are_about_is_no_thing_both_say():
+    assert not modifier_changed(
+        reading("User's mum lives with them now"), reading("User's mum has dementia")
+    )
