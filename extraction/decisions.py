@@ -32,12 +32,11 @@ from extraction.merge_evidence import (
     candidate_facets,
     candidate_reading,
     different_people,
-    in_other_words,
     keeps_both,
-    said_before,
+    said_again,
     same_fact,
 )
-from extraction.restatements import named_again, restated_in_words, reworded, slot_restated
+from extraction.restatements import restated_in_words
 from extraction.updates import Reading, Update, link, reading, update
 from memories.comparison import Verdict, compare, shares_attribute
 from memories.facets import Facet, facets_read
@@ -286,24 +285,10 @@ def rules_judgement(candidate: Candidate, neighbours: list[Neighbour]) -> Judgem
     if same is not None:
         return Judgement(Verdict.SAME, refs=(same[0].memory.ref,), reason=same[1])
     for neighbour in neighbours:  # nearest first: the same fact in other words
-        old, similarity = neighbour.memory.reading, neighbour.similarity
-        if (
-            in_other_words(candidate, neighbour.memory)
-            or reworded(reading, old, similarity)
-            or slot_restated(reading, old, similarity)
-            or (
-                said_before(neighbour.memory)
-                and named_again(reading, old, similarity, new_kept=_kept_new(candidate, neighbour))
-            )
-        ):
+        if said_again(candidate, neighbour, neighbour.memory.reading):
             return Judgement(Verdict.SAME, refs=(neighbour.memory.ref,),
                              reason="the same fact in other words")  # fmt: skip
     return Judgement(Verdict.NEW)
-
-
-def _kept_new(candidate: Candidate, neighbour: Neighbour) -> bool:
-    """Whether a merge would keep the candidate's wording (the longer, as `memory_merge`)."""
-    return len(candidate.full_text) > len(neighbour.memory.full_text)
 
 
 def checked_judgement(

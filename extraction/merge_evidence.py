@@ -152,6 +152,21 @@ def _one_pet(
     return broadened(new, words(old)), broadened(old, words(new))
 
 
+def said_again(candidate: Candidate, target: Near, old: Reading) -> bool:
+    """The rules' reading of a restatement (`same_fact` then checks the evidence for the
+    merge): the same fact in other words, a close rewording, a value said again as a slot, or
+    what a fact stored before names said again with more about it (`old`: the target as the
+    linker reads it)."""
+    new, similarity = candidate_reading(candidate), target.similarity
+    new_kept = len(candidate.full_text) > len(target.memory.full_text)
+    return (
+        in_other_words(candidate, target.memory)
+        or reworded(new, old, similarity)
+        or slot_restated(new, old, similarity)
+        or (said_before(target.memory) and named_again(new, old, similarity, new_kept=new_kept))
+    )
+
+
 def in_other_words(candidate: Candidate, memory: Known) -> bool:
     """Whether the two say the same in other words (`extraction.restatements`), each read from
     its caption: what recall shows, not what a full text or an earlier merge added. A new
