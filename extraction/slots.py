@@ -70,8 +70,8 @@ def value_first(part: str) -> str | None:
     if not found:
         return None
     value = words_of(found["value"])
-    if not value or (value[0] in _not_values() or set(value) & _not_in_slot()) and not _title(
-        found["value"]
+    if not value or (
+        (value[0] in _not_values() or set(value) & _not_in_slot()) and not _title(found["value"])
     ):
         return None  # "that's my problem", "he's my brother", "it is my"
     slot = _slot_cut(found["slot"].split())
