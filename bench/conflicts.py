@@ -60,6 +60,7 @@ SPLITS = {
     "heldout2": (DATA / "conflicts_heldout2.jsonl",),
     "heldout3": (DATA / "conflicts_heldout3.jsonl",),
     "heldout4": (DATA / "conflicts_heldout4.jsonl",),
+    "dev5": (DATA / "conflicts_dev5.jsonl",),
     "chat-dev": (CHAT,),
     "chat-heldout": (CHAT,),
 }

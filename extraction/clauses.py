@@ -20,7 +20,7 @@ from extraction.answers import answers_framed
 from extraction.asked import stated_in_question
 from extraction.chat_forms import apostrophes_restored, shorthands_expanded
 from extraction.labels import label_joined, labelled
-from extraction.people import never_name
+from extraction.people import never_name, one_of_theirs
 from extraction.run_ons import run_ons_marked
 from extraction.since import fronted_events
 from extraction.verbs import past_tense
@@ -166,10 +166,10 @@ _APPOSITION = re.compile(r"(?<![\w,] )\b(\w[\w'-]*), ((?:my|our) \w+(?: \w+)?), 
 
 def _named_first(match: re.Match) -> str:
     """ "Biscuit, my dog, ..." as "my dog Biscuit ..." when the relation is one of the people
-    or pets in a user's life (a closed class), or the name is written as one ("Biscuit, my
-    corgi"), so the clause keeps its subject."""
+    or pets in a user's life (a closed class, or a kind of one: "luna, my tabby, ..."), or the
+    name is written as one ("Biscuit, my corgi"), so the clause keeps its subject."""
     relation = match.group(2).split(" ", 1)[1].lower()
-    listed = relation in lexicon("people") or relation.split()[-1] in lexicon("people")
+    listed = one_of_theirs(relation)
     name = match.group(1)
     if never_name(name.lower()) or (not listed and not name[:1].isupper()):
         return match.group(0)  # a name as written ("Biscuit, my corgi, ...") names any thing

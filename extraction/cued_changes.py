@@ -62,3 +62,23 @@ def slot_changed(new: Reading, old: Reading) -> Update | None:
     if not new.slot_value or not old.slot_value or new.slot_value & old.slot_value:
         return None
     return Update("another value of a slot that holds one", automatic=False)
+
+
+def modifier_changed(new: Reading, old: Reading) -> Update | None:
+    """Another kind of the same thing, announced ("User sleeps on a memory foam mattress",
+    then "we're on a pocket sprung mattress these days"; "drives a Fiat", then "drives a Tesla
+    now"): a cue that brings a value, the same person and polarity, a word both say, and each
+    says words of its own the other does not, neither a broader kind of the other's. Held for
+    review, never superseded at once: most things may be had two at a time."""
+    if not new.starts or new.ends or new.additive or new.wish or new.corrects:
+        return None
+    if new.subject != old.subject or new.negative or old.negative:
+        return None
+    if new.scopes != old.scopes or distinct_attributes(new, old):
+        return None
+    if not new.words & old.words - new.people - old.people:
+        return None  # whom both are about is no thing both say ("User's mum ...")
+    mine, theirs = new.words - old.concepts, old.words - new.concepts
+    if not mine or not theirs:
+        return None
+    return Update("another kind of the same thing, announced", automatic=False)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from extraction.candidates import Candidate
-from extraction.cued_changes import cued_change, slot_changed
+from extraction.cued_changes import cued_change, modifier_changed, slot_changed
 from extraction.dated_updates import dated_refs, dated_update
 from extraction.merge_evidence import (
     NEAR_DUPLICATE_SIMILARITY,
@@ -33,11 +33,11 @@ from extraction.merge_evidence import (
     candidate_facets,
     candidate_reading,
     different_people,
-    in_other_words,
     keeps_both,
+    said_again,
     same_fact,
 )
-from extraction.restatements import restated_in_words, reworded
+from extraction.restatements import restated_in_words
 from extraction.updates import Reading, Update, link, reading, update
 from memories.comparison import Verdict, compare, shares_attribute
 from memories.facets import Facet, facets_read
@@ -226,6 +226,7 @@ def _change(new: Reading, old: Reading, similarity: float) -> Update | None:
         update(new, old, similarity)
         or cued_change(new, old, similarity, link(new, old, similarity))
         or slot_changed(new, old)
+        or modifier_changed(new, old)
     )
 
 
@@ -288,9 +289,7 @@ def rules_judgement(candidate: Candidate, neighbours: list[Neighbour]) -> Judgem
     if same is not None:
         return Judgement(Verdict.SAME, refs=(same[0].memory.ref,), reason=same[1])
     for neighbour in neighbours:  # nearest first: the same fact in other words
-        if in_other_words(candidate, neighbour.memory) or reworded(
-            reading, neighbour.memory.reading, neighbour.similarity
-        ):
+        if said_again(candidate, neighbour, neighbour.memory.reading):
             return Judgement(Verdict.SAME, refs=(neighbour.memory.ref,),
                              reason="the same fact in other words")  # fmt: skip
     return Judgement(Verdict.NEW)

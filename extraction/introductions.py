@@ -34,9 +34,12 @@ def _said(clause: str) -> list[str]:
 
 
 def _bare_number(clause: str) -> str | None:
-    """The caption of an age said as a bare number ("34" is "User is 34"), else None."""
+    """The caption of an age said as a bare number ("34" is "User is 34", and so is a
+    birthday: "34 today", `birthday_marks.txt`), else None."""
     words = _said(clause)
-    if len(words) != 1 or not words[0].isdigit():
+    if not words or not words[0].isdigit():
+        return None
+    if len(words) > 1 and " ".join(words[1:]) not in lexicon("birthday_marks"):
         return None
     for entry in registry().values():
         if entry.bare and entry.bare[0] <= int(words[0]) <= entry.bare[1]:

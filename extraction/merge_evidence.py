@@ -4,19 +4,28 @@ facets, or in other words. Kept apart from `extraction.decisions`, which decides
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Protocol
 
 from extraction.candidates import Candidate
-from extraction.restatements import advised_rewording, restated_in_words, reworded
+from extraction.restatements import (
+    advised_rewording,
+    named_again,
+    restated_in_words,
+    reworded,
+    same_one,
+    slot_restated,
+)
 from extraction.updates import Reading, reading
 from memories.attributes import PRACTICE
-from memories.comparison import NEAR_DUPLICATE_SIMILARITY, distinct, restates
+from memories.comparison import NEAR_DUPLICATE_SIMILARITY, distinct, narrower_than, restates
 from memories.facets import Facet, facets_read, subject_of
 
 
 class Known(Protocol):
     """What the evidence reads of a known memory (`extraction.decisions.KnownMemory`)."""
 
+    ref: str
     caption: str
     full_text: str
 
@@ -45,8 +54,11 @@ def candidate_reading(candidate: Candidate) -> Reading:
 
 
 def different_people(candidate: Candidate, memory: Known) -> bool:
-    """Whether the two facts are about different people (read from the captions)."""
-    return subject_of(candidate.caption) != subject_of(memory.caption)
+    """Whether the two facts are about different people or pets (read from the captions; a
+    breed of a pet that one name names is that pet, `restatements.same_one`)."""
+    if subject_of(candidate.caption) == subject_of(memory.caption):
+        return False
+    return not same_one(candidate_reading(candidate), reading(memory.caption))
 
 
 def same_fact(candidate: Candidate, target: Near) -> bool:
@@ -60,7 +72,13 @@ def same_fact(candidate: Candidate, target: Near) -> bool:
     new, old = candidate_reading(candidate), reading(target.memory.caption)
     # A rewording compares the words of the two captions one by one ("ads" and "adverts"):
     # the values of an open attribute ("on: netflix plan with adverts") it has read already.
-    said_again = reworded(new, old, target.similarity)
+    similarity = target.similarity
+    new_kept = len(candidate.full_text) > len(target.memory.full_text)
+    said_again = (
+        reworded(new, old, similarity)
+        or slot_restated(new, old, similarity)
+        or (said_before(target.memory) and named_again(new, old, similarity, new_kept=new_kept))
+    )
     if _distinct(candidate, target.memory, open_values=not said_again):
         return False
     return (
@@ -104,19 +122,72 @@ def _distinct(candidate: Candidate, memory: Known, *, open_values: bool = True) 
         return open_values and facet.attribute in both
 
     new = tuple(f for f in candidate_facets(candidate) if stated(f))
-    return distinct(new, tuple(f for f in memory.facets if stated(f)))
+    old = tuple(f for f in memory.facets if stated(f))
+    if subject_of(candidate.caption) != subject_of(memory.caption):  # one pet (`same_one`)
+        new, old = _one_pet(new, old)
+    return distinct(new, old)
+
+
+def _one_pet(
+    new: tuple[Facet, ...], old: tuple[Facet, ...]
+) -> tuple[tuple[Facet, ...], tuple[Facet, ...]]:
+    """The facets with a breed said on one side as the pet the other names (`same_one` has
+    found one name for both: "User's corgi is called Biscuit" of "User's dog is called
+    Biscuit"): the subject and what the user owns said as the broader word on both sides."""
+
+    def words(facets: tuple[Facet, ...]) -> set[str]:
+        return {f.subject for f in facets} | {f.value for f in facets if f.attribute == "owns"}
+
+    def broadened(facets: tuple[Facet, ...], said: set[str]) -> tuple[Facet, ...]:
+        found = []
+        for facet in facets:
+            for word in said:
+                if narrower_than(facet.subject, word):
+                    facet = replace(facet, subject=word)
+                if facet.attribute == "owns" and narrower_than(facet.value, word):
+                    facet = replace(facet, value=word)
+            found.append(facet)
+        return tuple(found)
+
+    return broadened(new, words(old)), broadened(old, words(new))
+
+
+def said_again(candidate: Candidate, target: Near, old: Reading) -> bool:
+    """The rules' reading of a restatement (`same_fact` then checks the evidence for the
+    merge): the same fact in other words, a close rewording, a value said again as a slot, or
+    what a fact stored before names said again with more about it (`old`: the target as the
+    linker reads it)."""
+    new, similarity = candidate_reading(candidate), target.similarity
+    new_kept = len(candidate.full_text) > len(target.memory.full_text)
+    return (
+        in_other_words(candidate, target.memory)
+        or reworded(new, old, similarity)
+        or slot_restated(new, old, similarity)
+        or (said_before(target.memory) and named_again(new, old, similarity, new_kept=new_kept))
+    )
 
 
 def in_other_words(candidate: Candidate, memory: Known) -> bool:
     """Whether the two say the same in other words (`extraction.restatements`), each read from
     its caption: what recall shows, not what a full text or an earlier merge added. A new
     wording that the merge keeps (the longer full text, `_learn`) may add a detail to the
-    stored fact, which the merged memory keeps; a new fact that is only part of a longer stored
-    one ("fully remote" of "a data analyst at a charity, fully remote") is its own."""
+    stored fact, which the merged memory keeps. A new fact that is only part of a longer one
+    is said again when that one was stored before ("User is one of the altos" of "User sings
+    alto in a community choir"): the memory keeps every word of it. Of the same conversation
+    ("fully remote" of "a data analyst at a charity, fully remote", said in one message) it is
+    its own: the user said it apart from the rest (`said_before`)."""
     new, old = candidate_reading(candidate), reading(memory.caption)
     if len(candidate.full_text) > len(memory.full_text):
         return restated_in_words(new, old, kept=new)
+    if said_before(memory) and restated_in_words(new, old, kept=old):
+        return True
     return restated_in_words(new, old)
+
+
+def said_before(memory: Known) -> bool:
+    """Whether the memory was stored before this conversation (`decisions.new_ref` names
+    one of its own candidates)."""
+    return not memory.ref.startswith("new:")
 
 
 def keeps_both(candidate: Candidate, memory: Known) -> bool:

@@ -15,7 +15,7 @@ import re
 
 from core.lexicon import lexicon, tagged
 from core.words import words_of
-from extraction.people import never_name, third_person_verb
+from extraction.people import never_name, one_of_theirs, third_person_verb
 
 # "User has two cats", "User has 2 kids", "User has twins": the user's people or pets counted.
 _COUNTED = re.compile(
@@ -160,3 +160,21 @@ def ended_by_name(statement: str) -> str:
         return statement
     at = statement.find(cased[0])
     return f"{statement[:at]}my {statement[at:]}"
+
+
+def named_in_passing(part: str) -> str | None:
+    """What a clause about now says for good of the user's pet or person it names ("my corgi
+    Biscuit has a vet appointment tomorrow": the visit passes, "User's corgi is called
+    Biscuit" holds): "my <relation> <Name> <more>", the relation one of the user's people or
+    pets or a kind of one (`people.one_of_theirs`), the name as typed with a capital; None for
+    any other clause."""
+    cased = words_of(part, case=True)
+    if len(cased) < 4 or cased[0].lower() not in {"my", "our"}:
+        return None
+    for size in (2, 1):
+        relation, name = " ".join(cased[1 : 1 + size]).lower(), cased[1 + size]
+        if len(cased) <= 2 + size or not one_of_theirs(relation):
+            continue
+        if name[:1].isupper() and name.isalpha() and not never_name(name.lower()):
+            return f"User's {relation} is called {name}"
+    return None

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from core.lexicon import lexicon, names, pairs
+from core.lexicon import broader, lexicon, names, pairs
 from core.words import word_spans, words_of
 from extraction.verbs import finite
 from memories.facets import read as read_facets
@@ -52,6 +52,23 @@ def _never_names() -> frozenset[str]:
         ),
         {"called", "named", "who", "whos", "who's", "both", "all"},
     )  # fmt: skip
+
+
+@cache
+def _kinds() -> dict[str, str]:
+    return broader("kinds")
+
+
+def one_of_theirs(relation: str) -> bool:
+    """Whether a relation is one of the people or pets in a user's life (`people.txt`), or a
+    kind of one (`kinds.txt`: a corgi is a dog, a tabby a cat)."""
+    seen: set[str] = set()
+    while relation and relation not in seen:
+        if relation in lexicon("people") or relation.split()[-1] in lexicon("people"):
+            return True
+        seen.add(relation)
+        relation = _kinds().get(relation, "")
+    return False
 
 
 def never_name(word: str) -> bool:

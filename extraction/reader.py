@@ -44,6 +44,7 @@ from extraction.lists import lists_distributed
 from extraction.named import (
     group_counted,
     group_named,
+    named_in_passing,
     names_alone,
     names_counted,
     names_joined,
@@ -447,6 +448,7 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         subject = mention_at(part, 0)
         state.about = subject.said() if subject else ""
         if not part or (has_phrase(part, "temporary") and not _announces_change(part)):
+            captions += [named] if part and (named := named_in_passing(part)) else []
             continue
         listed = listed_with(part)
         if listed:  # "living in milan with my wife giulia and our 2 kids": each its own fact

@@ -21,9 +21,10 @@ from functools import cache
 from core.lexicon import lexicon
 from core.words import words_of
 
-# "<value> is my <slot>": up to four words of value, up to four of slot.
+# "<value> is my <slot>": up to four words of value, up to six of slot ("my favourite movie of
+# all time").
 _VALUE_FIRST = re.compile(
-    r"^(?P<value>\S+(?: \S+){0,3}?)(?:'s| is| are) (?P<slot>(?:my|our) \S+(?: \S+){0,3})$", re.I
+    r"^(?P<value>\S+(?: \S+){0,3}?)(?:'s| is| are) (?P<slot>(?:my|our) \S+(?: \S+){0,5})$", re.I
 )
 
 
@@ -69,12 +70,25 @@ def value_first(part: str) -> str | None:
     if not found:
         return None
     value = words_of(found["value"])
-    if not value or value[0] in _not_values() or set(value) & _not_in_slot():
+    if not value or (
+        (value[0] in _not_values() or set(value) & _not_in_slot()) and not _title(found["value"])
+    ):
         return None  # "that's my problem", "he's my brother", "it is my"
     slot = _slot_cut(found["slot"].split())
     if len(slot) < 2 or set(words_of(" ".join(slot[1:]))) & _not_in_slot():
         return None
     return f"{' '.join(slot)} is {found['value']}"
+
+
+def _title(value: str) -> bool:
+    """Whether a value is a name as typed, each word capitalised after an opening "the" ("The
+    Rest Is History", "the Telegraph"): its function words are the name's."""
+    typed = value.split()
+    typed = typed[1:] if typed[:1] == ["the"] else typed
+    if not typed or not all(word[:1].isupper() for word in typed):
+        return False
+    # One word capitalised at a sentence's start is no name ("It is my birthday").
+    return len(typed) > 1 or typed[0].lower() not in _not_values()
 
 
 def _slot_cut(words: list[str]) -> list[str]:

@@ -58,11 +58,11 @@ def _other_value(new: Facet, old: Facet) -> bool:
     if not (a and b) or _place(new) != _place(old):
         return False
     if attribute(new.attribute).values:
-        return a != b and not (_kind_of(a, b) or _kind_of(b, a))
+        return a != b and not (narrower_than(a, b) or narrower_than(b, a))
     return not set(a.split()) & set(b.split())
 
 
-def _kind_of(narrow: str, broad: str) -> bool:
+def narrower_than(narrow: str, broad: str) -> bool:
     """Whether one value is a kind of the other (the kinds lexicon: an ICU nurse is a nurse),
     so that saying it more or less precisely is no other value."""
     seen: set[str] = set()

@@ -285,7 +285,8 @@ def _subject(words: list[str]) -> tuple[str, list[str], bool] | None:
     for size in (3, 2, 1):
         person = " ".join(words[:size]).removesuffix("'s")
         person = person if person in lexicon("people") else person.removesuffix("s")
-        if person in lexicon("people"):
+        # A breed of a pet is the pet ("User's corgi is called Biscuit": a dog), not the user.
+        if person in lexicon("people") or _kind_chain(person)[2:][-1:] == ["pet"]:
             # "User's cat's name is Luna" is the cat's name.
             person = one_person(person)
             return person, words[size:], " ".join(words[:size]).endswith("'s")

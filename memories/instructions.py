@@ -141,7 +141,10 @@ def _phrase_in(words: list[str], name: str, start: int = 0, end: int | None = No
 
 @cache
 def _phrases(name: str) -> tuple[tuple[str, ...], ...]:
-    return tuple(tuple(words_of(p)) for p in lexicon(name) if words_of(p))
+    """The lexicon's phrases as words; markup is matched as written (`_marked`), never as its
+    words: "[[memory]]" is no reason to read "a memory foam mattress" as an instruction."""
+    marked = set(_marked(name))
+    return tuple(tuple(words_of(p)) for p in lexicon(name) if words_of(p) and p not in marked)
 
 
 def _phrase_at(words: list[str], at: int, name: str) -> int:

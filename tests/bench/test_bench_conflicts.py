@@ -259,3 +259,20 @@ def test_the_chat_pairs_split_by_their_own_split_field():
     assert dev and heldout
     assert not {case.id for case in dev} & {case.id for case in heldout}
     assert len(dev) + len(heldout) == len(every)
+
+
+def test_the_fifth_dev_set_is_on_topics_no_earlier_dev_set_has():
+    """`dev5` checks that a rule carries beyond the phrasings it was fitted to: its topics are
+    in no other dev split, and it holds each kind (restatements most adding a detail)."""
+    dev5 = cases_load(SPLITS["dev5"])
+    earlier = [
+        case
+        for name in ("dev", "heldout", "heldout2", "heldout3", "chat-dev")
+        for case in cases_load(SPLITS[name])
+    ]
+    kinds = [case.kind for case in dev5]
+
+    assert kinds.count("restatement") >= 14 and kinds.count("contradiction") >= 14
+    assert kinds.count("compatible") >= 8
+    assert not {case.topic for case in dev5} & {case.topic for case in earlier}
+    assert not {case.id for case in dev5} & {case.id for case in earlier}

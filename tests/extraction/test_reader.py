@@ -262,3 +262,15 @@ def test_a_caption_that_ends_on_a_verb_of_its_own_clause_is_kept():
     ]
     # Where a fragment opening's value ends: at an auxiliary opening a question.
     assert _read("as a diabetic should i avoid mangoes?") == ["User is a diabetic"]
+
+
+@pytest.mark.parametrize(
+    ("user_says", "captions"),
+    [
+        ("41 today!! no idea how to celebrate, ideas?", ["User is 41"]),
+        ("hiya, 63 as of today. what's a nice walk near ilkley?", ["User is 63"]),
+        ("19 today and its absolutely pouring", []),  # not a birthday said alone
+    ],
+)
+def test_a_birthday_said_as_a_bare_age_is_the_users_age(user_says, captions):
+    assert _read(user_says) == captions

@@ -25,6 +25,13 @@ def _read(text: str) -> list[str]:
         ("Arsenal are my team honestly", ["User's team is Arsenal"]),
         ("ring size N btw, for the engraving", ["User's ring size is N"]),
         ("tax code 1257L fyi", ["User's tax code is 1257L"]),
+        # A longer slot, and a name typed as a title (its function words are the name's).
+        (
+            "Ted Lasso is my comfort show of all time, anything similar?",
+            ["User's comfort show of all time is Ted Lasso"],
+        ),
+        ("The Archers is my guilty pleasure tbh", ["User's guilty pleasure is The Archers"]),
+        ("the Guardian is my morning paper", ["User's morning paper is the Guardian"]),
     ],
 )
 def test_a_slot_said_value_first_or_in_passing_is_stored_as_the_users(user_says, captions):
@@ -41,6 +48,8 @@ def test_a_slot_said_value_first_or_in_passing_is_stored_as_the_users(user_says,
         "thanks Sam btw",
         "good morning Alice btw",
         "see you Tuesday btw",
+        "It is my round",  # one capital at a sentence's start is no name
+        "This is my favourite bit of the whole film",
     ],
 )
 def test_a_pronoun_a_question_or_a_greeting_is_no_slot_of_the_users(user_says):
