@@ -110,8 +110,9 @@ def _items(statement: str) -> list[str] | None:
     items = [item.strip(" ,") for item in text.replace(" & ", " and ").split(" and ")]
     if any(not words_of(item) or len(item.split()) > _ITEM_WORDS for item in items):
         return None  # "and" alone: no item
-    if any(_verb(words_of(item)[0]) for item in items):
-        return None  # "34 and married", "live in swansea": a clause of its own
+    if any(_verb(_first_said(item)) for item in items):
+        # "34 and married", "live in swansea", "just graduated in biology": a clause of its own
+        return None
     return items
 
 
@@ -167,3 +168,9 @@ def _names_of_count(thing: str, items: list[str]) -> bool:
     said = words_of(thing)
     counted = bool(said) and (said[0].isdigit() or said[0] in lexicon("numerals"))
     return counted and all(len(item.split()) == 1 and item[:1].isupper() for item in items)
+
+
+def _first_said(item: str) -> str:
+    """An item's first word after the adverbs it may open with ("just graduated")."""
+    said = words_of(item)
+    return next((word for word in said if word not in lexicon("adverbs")), said[0])

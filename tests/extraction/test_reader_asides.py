@@ -129,3 +129,9 @@ def test_a_bar_or_a_bullet_ends_a_clause_and_a_clause_start_is_no_name():
         "User is a night owl",
     ]
     assert "User is currently in Tbilisi" in _read("Currently in Tbilisi, teaching English")
+
+
+def test_an_adverb_and_a_past_tense_after_a_comma_is_a_clause_not_a_list_item():
+    captions = _read("I'm 31, just moved to Derby and starting a new job")
+    assert any(c.startswith("User just moved to Derby") for c in captions)
+    assert not any(c.startswith("User is just") for c in captions)
