@@ -81,4 +81,4 @@ def modifier_changed(new: Reading, old: Reading) -> Update | None:
     mine, theirs = new.words - old.concepts, old.words - new.concepts
     if not mine or not theirs:
         return None
-    return Update("another kind of the same thing, announced", automatic=False)
+    return Update("another kind of the same thing, announced", automatic=False, held=True)

@@ -126,6 +126,7 @@ class Judgement:
     reason: str = ""
     signal: str = ReviewItem.Signal.RULES
     explicit_update: bool = False
+    held: bool = False  # every change it found is for review only (`updates.Update.held`)
 
 
 # The LLM's advice for the candidate at a position, given its neighbours; None means "no usable
@@ -230,6 +231,16 @@ def _change(new: Reading, old: Reading, similarity: float) -> Update | None:
     )
 
 
+def _change_dated(candidate: Candidate, new: Reading, neighbour: Neighbour) -> Update | None:
+    """The change read (`_change`), or a dated one where none is read or it is for review only:
+    a date the user gave says when the old fact ended (`dated_updates.dated_update`)."""
+    old = neighbour.memory.reading
+    change = _change(new, old, neighbour.similarity)
+    if change is None or change.held:
+        return dated_update(candidate, new, old, neighbour.memory.stated_on) or change
+    return change
+
+
 def changes_found(candidate: Candidate, neighbours: list[Neighbour]) -> Judgement | None:
     """The active memories the candidate says no longer hold (`updates.update`), as a
     contradiction; None when it changes none."""
@@ -238,10 +249,7 @@ def changes_found(candidate: Candidate, neighbours: list[Neighbour]) -> Judgemen
         (neighbour, change)
         for neighbour in neighbours
         if neighbour.memory.status == Memory.Status.ACTIVE
-        and (
-            change := _change(new, neighbour.memory.reading, neighbour.similarity)
-            or dated_update(candidate, new, neighbour.memory.reading, neighbour.memory.stated_on)
-        )
+        and (change := _change_dated(candidate, new, neighbour))
     ]
     # A correction changes the one linked fact nearest in wording ("I misspoke, I'm actually
     # right-handed" corrects "left-handed", not every fact about the user it links to).
@@ -256,6 +264,7 @@ def changes_found(candidate: Candidate, neighbours: list[Neighbour]) -> Judgemen
         refs=tuple(n.memory.ref for n, _ in found),
         reason="; ".join(dict.fromkeys(change.reason for _, change in found)),
         explicit_update=all(change.automatic for _, change in found),
+        held=all(change.held for _, change in found),
     )
 
 
@@ -451,7 +460,7 @@ def _dated_change(judgement: Judgement, candidate: Candidate, by_ref: dict) -> J
     # Closed at once: the facts it is linked to, never one it is only close to by cosine.
     met_by = [(m.ref, m.reading, by_ref[m.ref].similarity) for m in met]
     linked = dated_refs(candidate_reading(candidate), met_by)
-    if judgement.verdict != Verdict.CONTRADICTS or not linked:
+    if judgement.verdict != Verdict.CONTRADICTS or not linked or judgement.held:
         return judgement
     return replace(judgement, refs=linked, explicit_update=True)
 

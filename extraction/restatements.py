@@ -321,6 +321,11 @@ def named_again(new: Reading, old: Reading, similarity: float, *, new_kept: bool
         return False
     if any(one_of_theirs(word) for word in extra):
         return False  # who or what the name is ("a cat called Mochi") is never folded away
+    # A fact of a verb ("repairs antique teapots from Lisbon") folds in only what the kept
+    # wording says in other words: its objects are values, and another is another fact. A
+    # slot ("User's supermarket is Booths") may leave out the kind of thing the name is.
+    if _lead_verb(dropped) and extra - counterparts(extra, dropped, kept.words, kept):
+        return False
     # Two verbs that tie the person to it ("owns" and "rents", "goes to" and "works at").
     verbs = (_lead_verb(new), _lead_verb(old))
     if all(verbs) and not (verbs[0] in old.concepts or verbs[1] in new.concepts):

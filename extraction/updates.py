@@ -420,6 +420,8 @@ class Update:
     # A correction of what the user said before: it changes only the linked fact nearest in
     # wording (`extraction.decisions.changes_found`), not every fact it links to.
     correction: bool = False
+    # For review only, even when the new fact is dated (`decisions._dated_change`).
+    held: bool = False
 
 
 def update(new: Reading, old: Reading, similarity: float) -> Update | None:
