@@ -29,6 +29,7 @@ from recall.domains import (
     prompt_meaning,
     reading,
 )
+from recall.dated import days_named
 from recall.index import UserIndex
 from recall.lexical import tokenize
 from recall.people import people_named, relations_held
@@ -100,6 +101,7 @@ def memory_ranked(
         named=frozenset() if own else people_named(prompt, index.people_names),
         episodic=general and episodic(prompt),
         asks=asked_by_meaning(meaning),
+        days=days_named(prompt),
     )
     ranked = rank(
         index=index, query=query, mode=mode, limit=limit, explain=explain, allowed=allowed

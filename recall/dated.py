@@ -1,0 +1,72 @@
+"""The calendar days a prompt names ("what did I tell you on 3 June, 2023?", "in January
+2024"), so recall can prefer what the user said then.
+
+A day needs its month and year, a month its year: "in May" alone, "May 3" or "a cat called
+May" name no day a memory can be matched to (which year?). The months are the `months`
+lexicon; no date of the prompt is resolved against today (recall.timeline reads "last week").
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime
+
+from core.lexicon import lexicon
+from core.words import words_of
+
+# Years a prompt can mean: four digits, from the first calendar a user could cite to the far
+# future ("in 2023"); a number outside is a quantity ("3500 steps").
+_YEARS = range(1900, 2200)
+
+
+def _month(word: str) -> int | None:
+    """The month a word names (1-12), "sept" and "jan." spellings the lexicon holds too."""
+    if word not in lexicon("months"):
+        return None
+    for number in range(1, 13):
+        full = calendar.month_name[number].lower()
+        if full.startswith(word[:3]):
+            return number
+    return None
+
+
+def _year(word: str) -> int | None:
+    return int(word) if word.isdigit() and len(word) == 4 and int(word) in _YEARS else None
+
+
+def _day(word: str | None) -> int | None:
+    if word is None:
+        return None
+    word = word.removesuffix("st").removesuffix("nd").removesuffix("rd").removesuffix("th")
+    return int(word) if word.isdigit() and 1 <= int(word) <= 31 else None
+
+
+def days_named(prompt: str) -> tuple[int, int] | None:
+    """The span of days (proleptic ordinals, both ends included) the prompt names: one day
+    ("3 June, 2023", "June 3rd 2023") or a whole month ("January 2024"); the first one named,
+    None when it names none."""
+    words = words_of(prompt)
+    for at, word in enumerate(words):
+        month = _month(word)
+        if month is None:
+            continue
+        before = words[at - 1] if at else None
+        after = words[at + 1 : at + 3]
+        # "3 June 2023" / "June 3 2023" / "June 2023".
+        if after and _year(after[0]) is not None:
+            year = _year(after[0])
+            day = _day(before)
+            if day is None and before == "of" and at >= 2:
+                day = _day(words[at - 2])  # "the 3rd of June 2023"
+        elif len(after) == 2 and _day(after[0]) is not None and _year(after[1]) is not None:
+            year, day = _year(after[1]), _day(after[0])
+        else:
+            continue
+        assert year is not None
+        last = calendar.monthrange(year, month)[1]
+        if day is not None and day <= last:
+            ordinal = datetime.date(year, month, day).toordinal()
+            return ordinal, ordinal
+        first = datetime.date(year, month, 1).toordinal()
+        return first, first + last - 1
+    return None
