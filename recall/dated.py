@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import calendar
 import datetime
+from dataclasses import dataclass
+
+import numpy as np
 
 from core.lexicon import lexicon
 from core.words import words_of
 
 # Years a prompt can mean: four digits, from the first calendar a user could cite to the far
 # future ("in 2023"); a number outside is a quantity ("3500 steps").
-_YEARS = range(1900, 2200)
+_YEARS = range(1900, 2101)
 
 
 def _month(word: str) -> int | None:
@@ -41,10 +44,43 @@ def _day(word: str | None) -> int | None:
     return int(word) if word.isdigit() and 1 <= int(word) <= 31 else None
 
 
-def days_named(prompt: str) -> tuple[int, int] | None:
-    """The span of days (proleptic ordinals, both ends included) the prompt names: one day
-    ("3 June, 2023", "June 3rd 2023") or a whole month ("January 2024"); the first one named,
-    None when it names none."""
+@dataclass(frozen=True)
+class Named:
+    """The days a prompt names: a span of days (proleptic ordinals, both ends included), or
+    a month of any year ("in June": the user's Junes, whichever year they said it in)."""
+
+    first: int = 0
+    last: int = 0
+    month: int | None = None
+
+    def holds(self, days: np.ndarray, *, after: int = 0) -> np.ndarray:
+        """(n,) whether each day (ordinals; 0: unknown) falls in what was named, or up to
+        `after` days later (told a few days after)."""
+        if self.month is None:
+            return (days >= self.first) & (days <= self.last + after)
+        known = days > 0
+        # Ordinals to months of the year: the day as numpy's datetime64, then its month.
+        epoch = datetime.date(1970, 1, 1).toordinal()
+        later = (days - after - epoch).astype("datetime64[D]").astype("datetime64[M]")
+        earlier = (days - epoch).astype("datetime64[D]").astype("datetime64[M]")
+        months = later.astype(np.int64) % 12 + 1
+        return known & ((months == self.month) | (earlier.astype(np.int64) % 12 + 1 == self.month))
+
+
+def _in_words() -> frozenset[str]:
+    """The words that make a month alone a time ("in June", "during March"): the one-word
+    phrases `time_roles` reads as the time a fact held at."""
+    return frozenset(
+        phrase
+        for role, _, phrase in (entry.partition(" ") for entry in lexicon("time_roles"))
+        if role == "at" and " " not in phrase
+    )
+
+
+def days_named(prompt: str) -> Named | None:
+    """The days the prompt names: one day ("3 June, 2023", "June 3rd 2023"), a whole month
+    ("January 2024") or a month of any year ("in June"); the first one named, None when it
+    names none."""
     words = words_of(prompt)
     for at, word in enumerate(words):
         month = _month(word)
@@ -60,13 +96,15 @@ def days_named(prompt: str) -> tuple[int, int] | None:
                 day = _day(words[at - 2])  # "the 3rd of June 2023"
         elif len(after) == 2 and _day(after[0]) is not None and _year(after[1]) is not None:
             year, day = _year(after[1]), _day(after[0])
+        elif before in _in_words() and not (after and _day(after[0]) is not None):
+            return Named(month=month)
         else:
             continue
         assert year is not None
         last = calendar.monthrange(year, month)[1]
         if day is not None and day <= last:
             ordinal = datetime.date(year, month, day).toordinal()
-            return ordinal, ordinal
+            return Named(ordinal, ordinal)
         first = datetime.date(year, month, 1).toordinal()
-        return first, first + last - 1
+        return Named(first, first + last - 1)
     return None

@@ -17,6 +17,7 @@ from integrations.embeddings import (
     LOCAL_QUANTIZED_MODEL_ID,
     OPENAI_MODEL_ID,
 )
+from recall.dated import Named
 from recall.domains import need, shaped_need
 from recall.index import UserIndex
 from recall.lexical import generic_terms
@@ -193,7 +194,7 @@ class Query:
     # housewarming?", not "how do I fix a squeaky hinge".
     asks: float = 0.0
     # The days the prompt names, as proleptic ordinals, both ends included (recall.dated).
-    days: tuple[int, int] | None = None
+    days: Named | None = None
 
 
 def rank(
@@ -314,8 +315,7 @@ def rank(
         lexical_part = lexical / top if top > 0 else lexical
         base = w * corrected + (1 - w) * lexical_part
         if query.days is not None and index.stated is not None and params.dated_weight:
-            first, last = query.days
-            said = (index.stated >= first) & (index.stated <= last + params.dated_after)
+            said = query.days.holds(index.stated, after=params.dated_after)
             base = base + params.dated_weight * said
         if needed is not None:
             base = base + params.need_weight * needed

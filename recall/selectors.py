@@ -13,6 +13,7 @@ from django.conf import settings
 
 from core.words import stem, words_of
 from integrations.embeddings import EmbeddingError, embed_query
+from recall.dated import days_named
 from recall.domains import (
     about_self,
     agreed,
@@ -29,7 +30,6 @@ from recall.domains import (
     prompt_meaning,
     reading,
 )
-from recall.dated import days_named
 from recall.index import UserIndex
 from recall.lexical import tokenize
 from recall.people import people_named, relations_held

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import datetime
 
+import numpy as np
 import pytest
 
-from recall.dated import days_named
+from recall.dated import Named, days_named
 from recall.services import memory_recall
 
 pytestmark = pytest.mark.django_db
@@ -31,14 +32,22 @@ def _day(text: str) -> int:
     ],
 )
 def test_a_day_or_a_month_with_its_year_is_read_as_its_span_of_days(prompt, span):
-    assert days_named(prompt) == (_day(span[0]), _day(span[1]))
+    assert days_named(prompt) == Named(_day(span[0]), _day(span[1]))
+
+
+def test_a_month_said_as_a_time_without_its_year_is_that_month_of_any_year():
+    june = days_named("where did we go camping in June?")
+    said = [datetime.date(2023, 6, 30), datetime.date(2024, 7, 2), datetime.date(2024, 7, 9)]
+
+    held = june.holds(np.array([day.toordinal() for day in said] + [0]), after=3)
+
+    assert held.tolist() == [True, True, False, False]
 
 
 @pytest.mark.parametrize(
-    "prompt",
-    ["what did I do in May?", "my cat called May", "I may move on the 3rd", "run 3500 steps"],
+    "prompt", ["my cat called May", "I may move on the 3rd", "run 3500 steps", "June is lovely"]
 )
-def test_a_month_without_its_year_or_a_bare_number_names_no_day(prompt):
+def test_a_month_not_said_as_a_time_or_a_bare_number_names_no_day(prompt):
     assert days_named(prompt) is None
 
 
@@ -50,7 +59,7 @@ def test_a_prompt_naming_a_day_ranks_what_was_said_that_day_first(tenant, end_us
     undated = memory_recall(
         tenant=tenant, external_id=end_user.external_id, prompt="what did I do in the garden"
     )
-    assert [m.id for m in undated.memories][0] == weeded.id
+    assert undated.memories[0].id == weeded.id
 
     dated = memory_recall(
         tenant=tenant,
