@@ -17,8 +17,7 @@ import numpy as np
 from core.lexicon import lexicon
 from core.words import words_of
 
-# Years a prompt can mean: four digits, from the first calendar a user could cite to the far
-# future ("in 2023"); a number outside is a quantity ("3500 steps").
+# The same span as extraction.time_phrases reads ("since 2019"; "2000 steps" is no time).
 _YEARS = range(1900, 2101)
 
 
