@@ -31,7 +31,7 @@ from recall.domains import (
     reading,
 )
 from recall.index import UserIndex
-from recall.lexical import tokenize
+from recall.lexical import query_terms
 from recall.people import people_named, relations_held
 from recall.ranking import MODES, Query, Ranked, rank
 
@@ -91,7 +91,7 @@ def memory_ranked(
     )
     query = Query(
         vector=query_vector,
-        terms=tokenize(prompt),
+        terms=query_terms(prompt),
         personal=personal,
         general=general,
         domains=wanted,
