@@ -34,6 +34,27 @@ def tokenize(text: str) -> list[str]:
     return [stem(word) for word in words_of(text, parts=True) if word not in STOPWORDS]
 
 
+def query_terms(text: str) -> list[str]:
+    """A prompt's terms (`tokenize`), each ending in a silent "e" with its inflections' stem
+    beside it: a question asks with a verb's base form what a memory says in the past ("when
+    did she move?" and "Sam moved to Leeds": "move" and "mov"). Only on the prompt's side, so
+    a memory's "planes" never meets a prompt's "plan"; a generic word gains no form."""
+    found = tokenize(text)
+    generic = generic_terms()
+    return found + [
+        term[:-1]
+        for term in found
+        if len(term) > _SHORTEST_E_STEM
+        and term.endswith("e")
+        and not term.endswith("ee")
+        and term not in generic
+    ]
+
+
+# A stem this short keeps its "e": "use" and "used" meet as they are.
+_SHORTEST_E_STEM = 3
+
+
 @cache
 def generic_terms() -> frozenset[str]:
     """The stems of the words captions hold around any value (`generic_words`: "name",

@@ -17,6 +17,7 @@ from integrations.embeddings import (
     LOCAL_QUANTIZED_MODEL_ID,
     OPENAI_MODEL_ID,
 )
+from recall.dated import Named
 from recall.domains import need, shaped_need
 from recall.index import UserIndex
 from recall.lexical import generic_terms
@@ -89,6 +90,12 @@ class RankingParams:
     # others at this share: it may still need them ("the anniversary of mum's death" needs
     # the father's), less often than a prompt about the user alone.
     unnamed_weight: float = 0.5
+    # A prompt naming a calendar day or month ("what did I say on 3 June, 2023?",
+    # recall.dated) prefers what the user said then: a memory stated in that span, or up to
+    # `dated_after` days after it (told a few days later), gains this much (ranking only: a
+    # date opens no answer).
+    dated_weight: float = 0.2
+    dated_after: int = 3
 
 
 DEFAULT_PARAMS = RankingParams()
@@ -186,6 +193,8 @@ class Query:
     # meaning (the best of recall.shaping's kinds, 0..1): "what should I bring to the
     # housewarming?", not "how do I fix a squeaky hinge".
     asks: float = 0.0
+    # The days the prompt names, as proleptic ordinals, both ends included (recall.dated).
+    days: Named | None = None
 
 
 def rank(
@@ -305,6 +314,9 @@ def rank(
         corrected = cosine - hub * index.hubness
         lexical_part = lexical / top if top > 0 else lexical
         base = w * corrected + (1 - w) * lexical_part
+        if query.days is not None and index.stated is not None and params.dated_weight:
+            said = query.days.holds(index.stated, after=params.dated_after)
+            base = base + params.dated_weight * said
         if needed is not None:
             base = base + params.need_weight * needed
             if standing is not None:

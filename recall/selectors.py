@@ -13,6 +13,7 @@ from django.conf import settings
 
 from core.words import stem, words_of
 from integrations.embeddings import EmbeddingError, embed_query
+from recall.dated import days_named
 from recall.domains import (
     about_self,
     agreed,
@@ -30,7 +31,7 @@ from recall.domains import (
     reading,
 )
 from recall.index import UserIndex
-from recall.lexical import tokenize
+from recall.lexical import query_terms
 from recall.people import people_named, relations_held
 from recall.ranking import MODES, Query, Ranked, rank
 
@@ -90,7 +91,7 @@ def memory_ranked(
     )
     query = Query(
         vector=query_vector,
-        terms=tokenize(prompt),
+        terms=query_terms(prompt),
         personal=personal,
         general=general,
         domains=wanted,
@@ -100,6 +101,7 @@ def memory_ranked(
         named=frozenset() if own else people_named(prompt, index.people_names),
         episodic=general and episodic(prompt),
         asks=asked_by_meaning(meaning),
+        days=days_named(prompt),
     )
     ranked = rank(
         index=index, query=query, mode=mode, limit=limit, explain=explain, allowed=allowed
