@@ -13,6 +13,7 @@ for the person the question named is framed; a sentence of the user's own is rea
 
 from __future__ import annotations
 
+import logging
 import re
 
 from core.lexicon import lexicon
@@ -22,6 +23,8 @@ from extraction.kept import caption_of
 from extraction.labels import labelled, plain
 from extraction.people import closed_reading
 from memories.facets import read as read_facets
+
+logger = logging.getLogger(__name__)
 
 # The most words an answer may have to be read in its question's frame.
 _ANSWER_WORDS = 8
@@ -42,7 +45,16 @@ _DO_YOU = re.compile(r"^do you (\w+) (.+)$")
 
 def answers_framed(messages: list[dict]) -> list[dict]:
     """The messages with each user's short answer to the assistant's question before it
-    rewritten as the statement it makes (see the module); the others as they were."""
+    rewritten as the statement it makes (see the module); the others as they were. It never
+    raises: on an error the messages are read as they came."""
+    try:
+        return _framed_all(messages)
+    except Exception:  # the answers are still read as typed
+        logger.exception("reader: the answers could not be framed")
+        return messages
+
+
+def _framed_all(messages: list[dict]) -> list[dict]:
     framed = []
     asked = ""
     for message in messages:

@@ -5,12 +5,15 @@ the job would be lost with the town; so each is a caption of its own.
 
 Only after "User is a/an <what they are>", and only at a participle of the closed class of
 states chat states without "I" (`pro_drop_states.txt`: "living", "working", "studying"), whose
-verb is a plain verb ("live", not "am trying").
+verb is a plain verb ("live", not "am trying"), or at an opening that says where the user is
+("based in", "originally from": `fragment_openers.txt`).
 """
 
 from __future__ import annotations
 
-from core.lexicon import pairs
+from functools import cache
+
+from core.lexicon import lexicon, pairs
 from core.words import words_of
 from extraction.wording import third_person
 
@@ -24,7 +27,25 @@ def description_split(caption: str) -> list[str]:
     for at in range(4, len(words) - 1):
         said = words_of(words[at])
         verb = pairs("pro_drop_states").get(said[0]) if said else None
+        head = " ".join(words[:at]).rstrip(",")
         if verb and " " not in verb:
-            head = " ".join(words[:at]).rstrip(",")
             return [head, third_person(" ".join(["I", verb, *words[at + 1 :]]))]
+        # "a teacher based in Manchester": an opening of two words or more that states where
+        # the user is (`fragment_openers.txt`), never one word ("a fan of music from the 80s").
+        for opening, stands_for in _place_openers():
+            if [w.lower() for w in words[at : at + len(opening)]] == opening:
+                rest = words[at + len(opening) :]
+                return [head, third_person(" ".join([stands_for, *rest]))]
     return [caption]
+
+
+@cache
+def _place_openers() -> tuple[tuple[list[str], str], ...]:
+    """The openings of `fragment_openers.txt` of two words or more and the clause each stands
+    for ("based in" is "I'm based in")."""
+    found = []
+    for entry in lexicon("fragment_openers"):
+        opening, _, clause = entry.partition("=")
+        if len(opening.split()) >= 2:
+            found.append((opening.split(), clause.strip()))
+    return tuple(found)

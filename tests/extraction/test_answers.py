@@ -57,3 +57,15 @@ def test_an_answer_that_is_a_sentence_of_its_own_is_read_as_it_is():
     ]
     # No question before it: a name alone is no fact.
     assert _read(("assistant", "Thanks, noted."), ("user", "Tallinn")) == []
+
+
+def test_odd_turns_are_read_as_they_came():
+    # No content, a list for content, no role: nothing breaks, nothing is made up.
+    assert _read(("assistant", ""), ("user", "")) == []
+    messages = [
+        {"role": "assistant", "content": ["Where are you based?"]},
+        {"content": "Leeds"},
+        {"role": "assistant"},
+        {"role": "user", "content": "?"},
+    ]
+    assert [c.caption for c in read_statements(messages)] == []

@@ -135,3 +135,14 @@ def test_an_adverb_and_a_past_tense_after_a_comma_is_a_clause_not_a_list_item():
     captions = _read("I'm 31, just moved to Derby and starting a new job")
     assert any(c.startswith("User just moved to Derby") for c in captions)
     assert not any(c.startswith("User is just") for c in captions)
+
+
+def test_a_description_that_runs_into_where_the_user_is_says_two_facts():
+    assert _read("I'm a retired pharmacist based in Truro") == [
+        "User is a retired pharmacist",
+        "User is based in Truro",
+    ]
+    # "from" alone is no opening of a place: the music is from the 80s, not the user.
+    assert _read("I'm a huge fan of synth music from the 80s") == [
+        "User is a huge fan of synth music from the 80s"
+    ]
