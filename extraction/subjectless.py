@@ -92,15 +92,23 @@ def user_dropped(said: str, *, about: str = "") -> str | None:
     if (
         past_tense(verb)
         and not base_form(verb)
-        and (
-            after in lexicon("determiners")
-            or after in _OBJECTS
-            or after.isdigit()
-            or after in lexicon("numerals")
-        )
+        and (_counted_or_determined(after) or after in _OBJECTS or _placed(plain[1:]))
     ):
         return f"I {text}"
     return None
+
+
+def _counted_or_determined(word: str) -> bool:
+    return word in lexicon("determiners") or word.isdigit() or word in lexicon("numerals")
+
+
+def _placed(words: list[str]) -> bool:
+    """Whether words open with a preposition and a thing counted or determined ("to three
+    days a week", "into a smaller flat"): what a past tense with no subject did, never "to
+    me" ("happened to me")."""
+    return words[:1] in (["to"], ["into"], ["from"], ["for"]) and _counted_or_determined(
+        (words[1:2] or [""])[0]
+    )
 
 
 def gerund_cut(said: str) -> str | None:

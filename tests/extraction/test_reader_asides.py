@@ -146,3 +146,11 @@ def test_a_description_that_runs_into_where_the_user_is_says_two_facts():
     assert _read("I'm a huge fan of synth music from the 80s") == [
         "User is a huge fan of synth music from the 80s"
     ]
+
+
+def test_a_past_tense_with_no_subject_before_a_place_or_a_particle_is_the_users():
+    assert _read("dropped to two days a week at the garden centre") == [
+        "User dropped to two days a week at the garden centre"
+    ]
+    assert _read("ended up buying a campervan") == ["User ended up buying a campervan"]
+    assert _read("it happened to me twice") == []
