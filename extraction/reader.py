@@ -413,7 +413,10 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
         return []
     said = _opening(statement)
     if ended and words_of(said)[:1] in (["a"], ["an"]):
-        said = statement = f"my {ended} is {said}"  # an apposition: what they just named is
+        # An apposition: what they just named is, theirs if someone else's clause named it
+        # ("my sister had the baby! a little boy called Rory").
+        owner = f"{about}'s " if about and about != ended else ""
+        said = statement = f"my {owner}{ended} is {said}"
     elif ended and len(name := names_alone(statement) or []) == 1 and name[0][0].isupper():
         return [f"User's {ended} is called {name[0]}"]  # "we had a baby girl, Rosie, ..."
     elif about and not opens and opens_without_i(words_of(said)):

@@ -154,3 +154,10 @@ def test_a_past_tense_with_no_subject_before_a_place_or_a_particle_is_the_users(
     ]
     assert _read("ended up buying a campervan") == ["User ended up buying a campervan"]
     assert _read("it happened to me twice") == []
+
+
+def test_an_apposition_after_someone_elses_clause_is_of_their_own():
+    assert _read("my cousin adopted a kitten, a tabby called Moss") == [
+        "User's cousin adopted a kitten",
+        "User's cousin's kitten is a tabby called Moss",
+    ]
