@@ -161,3 +161,9 @@ def test_an_apposition_after_someone_elses_clause_is_of_their_own():
         "User's cousin adopted a kitten",
         "User's cousin's kitten is a tabby called Moss",
     ]
+
+
+def test_a_mood_said_beside_news_is_no_fact():
+    assert not any("gutted" in c or "buzzing" in c for c in _read(
+        "we lost the final on penalties, I'm gutted. my brother is buzzing though"
+    ))  # fmt: skip
