@@ -185,6 +185,13 @@ _DESCRIBED = re.compile(
 _SENTENCE_END = re.compile(r"[.!?\n]|$")
 
 
+# "I have full custody of my son, who has type 1 diabetes.": a "who" clause that ends the
+# sentence, of whom it follows.
+_WHO_LAST = re.compile(
+    r"\b((?:my|our) (?:[\w'-]+ ){0,2}?[\w'-]+), who ([^,.!?;:\n]{1,60}?)(?=[.!?;]|$)", re.I
+)
+
+
 # "I'm Jordan, a 28-year-old designer living in Austin": the description after the user's
 # name is what they are, a sentence of its own ("I'm Jordan. I'm a 28-year-old designer ...").
 _NAMED_DESCRIBED = re.compile(r"\b((?i:i'm|i am)) ([A-Z][\w'-]+), (?=(?:a|an) )")
@@ -199,6 +206,32 @@ _RELATION_AFTER = re.compile(r"\b([A-Z][\w'-]+) \(((?i:my|our) [\w' -]{1,30})\)"
 _NAME_AFTER = re.compile(r"\b((?i:my|our) [\w'-]+) \(([A-Z][\w'-]+)\)")
 
 
+# "two children, aged 9 and 12, ...": the ages of a counted group between commas.
+_GROUP_AGED = re.compile(
+    rf"\b((?:\d+|{'|'.join(sorted(lexicon('numerals')))}) ([\w'-]+)), (?i:aged|ages) "
+    r"(\d{1,3}(?:(?:, | and | & )\d{1,3})*)(?=[,.;!?]|$)",
+    re.I,
+)
+
+
+def _group_aged(sentence: str) -> str:
+    """The sentence with the ages of a counted group of the user's people said after it ("I
+    have two children, aged 9 and 12, and a dog" is "I have two children, and a dog. my
+    children are aged 9 and 12."): between commas they cut the list, and were no one's."""
+    ages = [
+        f"my {m[2]} are aged {m[3].replace(', ', ' and ')}."  # no comma to cut them
+        for m in _GROUP_AGED.finditer(sentence)
+        if m[2].lower() in lexicon("people_plural")
+    ]
+    if not ages:
+        return sentence
+    body = _GROUP_AGED.sub(
+        lambda m: m[1] if m[2].lower() in lexicon("people_plural") else m[0], sentence
+    ).rstrip()
+    said = body.rstrip(".!?")
+    return f"{said}{body[len(said) :] or '.'} {' '.join(ages)} "
+
+
 def _ages_moved(content: str) -> str:
     """The content with each age in brackets after a name said after its sentence ("two kids,
     Emma (8) and Noah (5)." is "two kids, Emma and Noah. Emma is 8. Noah is 5.", "my son Leo
@@ -206,6 +239,8 @@ def _ages_moved(content: str) -> str:
     brackets it cut the list, and the names and ages were lost."""
     content = _RELATION_AFTER.sub(r"\2 \1", content)  # "my husband Tom is a chef"
     content = _NAME_AFTER.sub(r"\1 \2", content)  # "my sister (Anna)" is "my sister Anna"
+    if _GROUP_AGED.search(content):
+        content = sentences_rewritten(content, _group_aged)  # "two kids, aged 9 and 12,"
     return sentences_rewritten(content, _aged) if _AGED.search(content) else content
 
 
@@ -250,6 +285,7 @@ def _descriptions_moved(content: str) -> str:
     in Leeds"), and the sentence's verb loses its subject ("my car, a 2009 fiat, broke down"
     read "User broke down")."""
     content = _NAMED_DESCRIBED.sub(lambda m: f"{m.group(1)} {m.group(2)}. I'm ", content)
+    content = _WHO_LAST.sub(r"\1. \1 \2", content)  # "... my son, who has diabetes."
     return sentences_rewritten(content, _described) if _DESCRIBED.search(content) else content
 
 

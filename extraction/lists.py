@@ -41,7 +41,7 @@ def _verb(word: str) -> bool:
     )
 
 
-def _head(statement: str) -> str | None:
+def _head(statement: str, *, names_may_follow: bool = True) -> str | None:
     """The subject and verb of a clause that ends on its object ("we have" of "we have a
     cat"), as the user wrote them; None for any other clause."""
     tokens = statement.strip(" ,").split()
@@ -75,8 +75,10 @@ def _head(statement: str) -> str | None:
         thing = words[start:]
         if len(thing) > _ITEM_WORDS or set(thing) & _BREAKS:
             continue  # "teach maths at a school": its object is not the clause's end
-        if (thing[0].isdigit() or thing[0] in lexicon("numerals")) and thing[-1] in lexicon(
-            "people_plural"
+        if (
+            names_may_follow
+            and (thing[0].isdigit() or thing[0] in lexicon("numerals"))
+            and thing[-1] in lexicon("people_plural")
         ):
             return None  # "2 rabbits, biscuit and fudge": names follow (`extraction.named`)
         return " ".join(tokens[:start])
@@ -137,7 +139,9 @@ def _distributed(clauses: list[tuple[str, str]]) -> list[tuple[str, str]]:
     for at, (clause, statement) in enumerate(clauses):
         if not statement or not clause.rstrip().endswith(","):
             continue
-        head = _head(statement)
+        # "two children, and a golden retriever named Fudge": a thing, not a name, follows.
+        thing_next = words_of(clauses[at + 1][1])[:2] if at + 1 < len(clauses) else []
+        head = _head(statement, names_may_follow=thing_next[1:] not in (["a"], ["an"]))
         if head is None:
             continue
         run: list[tuple[int, list[str]]] = []

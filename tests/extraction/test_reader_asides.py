@@ -167,3 +167,19 @@ def test_a_mood_said_beside_news_is_no_fact():
     assert not any("gutted" in c or "buzzing" in c for c in _read(
         "we lost the final on penalties, I'm gutted. my brother is buzzing though"
     ))  # fmt: skip
+
+
+def test_ages_and_who_clauses_between_commas_are_of_the_people_they_follow():
+    assert _read("I have three daughters, aged 6, 9 and 14, and a tortoise called Gus.") == [
+        "User has three daughters",
+        "User has a tortoise called Gus",
+        "User's daughters are aged 6 and 9 and 14",
+    ]
+    assert _read("I look after my grandad, who has dementia.") == [
+        "User looks after their grandad",
+        "User's grandad has dementia",
+    ]
+
+
+def test_a_disclosure_opener_is_no_part_of_the_fact():
+    assert _read("I should mention that I'm hard of hearing") == ["User is hard of hearing"]
