@@ -228,8 +228,8 @@ def _opened(clause: str) -> str | None:
             if word in _value_stops():
                 break
             value.append(word)
-        if not value:
-            return None
+        if not value or set(value) <= {"it", "that", "this", "them", "these", "those"}:
+            return None  # "not into it": what it is was said elsewhere
         # The value as the user wrote it ("Lisbon"), from the clause's own words.
         spans = word_spans(clause)
         start = len(spans) - len(said) + len(opening)

@@ -183,3 +183,10 @@ def test_ages_and_who_clauses_between_commas_are_of_the_people_they_follow():
 
 def test_a_disclosure_opener_is_no_part_of_the_fact():
     assert _read("I should mention that I'm hard of hearing") == ["User is hard of hearing"]
+
+
+def test_a_taste_said_as_a_fragment_is_the_users():
+    assert _read("massive fan of cricket, not really into rugby") == [
+        "User is a massive fan of cricket",
+        "User is not really into rugby",
+    ]
