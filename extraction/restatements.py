@@ -194,6 +194,31 @@ def _numbers(text: str) -> set[str]:
     return {number.replace(",", "") for number in _NUMBER.findall(text)}
 
 
+def _values_kept(kept: Reading, dropped: Reading) -> bool:
+    """Whether each number and name of the wording a merge drops is in the one it keeps."""
+    return _numbers(dropped.text) <= _numbers(kept.text) and _names(dropped) <= (
+        _names(kept) | kept.words
+    )
+
+
+def _one_fact_said(new: Reading, old: Reading, similarity: float, floor: float) -> bool:
+    """What every reading of one fact said twice needs: at or above `floor`, the same polarity
+    and scope, no cue on the new wording (an end, a start, a correction, a replacement, "also")
+    and no wish on either."""
+    return not (
+        similarity < floor
+        or new.negative != old.negative
+        or new.scopes != old.scopes
+        or new.ends
+        or new.starts
+        or new.corrects
+        or new.replaces
+        or new.additive
+        or new.wish
+        or old.wish
+    )
+
+
 def advised_rewording(
     new: Reading,
     old: Reading,
@@ -210,20 +235,14 @@ def advised_rewording(
     its content words, or a counterpart of one meaning (`word_alignment.counterparts`); what
     the kept one adds is a detail, never a verb of its own, another member of a kind the other
     states or another point of its scale. Two facts or two values of one thing never merge."""
-    if similarity < ADVISED_SIMILARITY or new.subject != old.subject:
+    if not _one_fact_said(new, old, similarity, ADVISED_SIMILARITY) or new.subject != old.subject:
         return False
-    if new.negative != old.negative or new.scopes != old.scopes:
-        return False
-    if new.ends or new.starts or new.corrects or new.replaces or new.additive:
-        return False
-    if new.wish or old.wish or link(new, old, similarity) in {"", THEIRS}:
+    if link(new, old, similarity) in {"", THEIRS}:
         return False
     if new.values and old.values and new.values != old.values:
         return False
     kept, dropped = (new, old) if new_kept else (old, new)
-    if not _numbers(dropped.text) <= _numbers(kept.text):
-        return False
-    if not _names(dropped) <= _names(kept) | kept.words:
+    if not _values_kept(kept, dropped):
         return False
     relation = _relation_lemmas()
     extra_new, extra_old = new.words - old.concepts - relation, old.words - new.concepts - relation
@@ -257,13 +276,9 @@ def slot_restated(new: Reading, old: Reading, similarity: float) -> bool:
     same scope, linked, at or above SLOT_RESTATED_SIMILARITY, every content word of the slot's
     value said by the other, and no number or name of the other left out of the slot's side.
     The slot's own words say how the value is the user's, not another value of it."""
-    if similarity < SLOT_RESTATED_SIMILARITY or new.subject != old.subject:
+    if not _one_fact_said(new, old, similarity, SLOT_RESTATED_SIMILARITY):
         return False
-    if new.negative != old.negative or new.scopes != old.scopes:
-        return False
-    if new.ends or new.starts or new.corrects or new.replaces or new.additive:
-        return False
-    if new.wish or old.wish or link(new, old, similarity) in {"", THEIRS}:
+    if new.subject != old.subject or link(new, old, similarity) in {"", THEIRS}:
         return False
     if bool(new.slot) == bool(old.slot):
         return False  # two slots are one slot or two values of it (`cued_changes`)
@@ -294,13 +309,9 @@ def named_again(new: Reading, old: Reading, similarity: float, *, new_kept: bool
     each of its verbs ("lives in Leeds" is not "works in Leeds") and whom or what it says the
     name is ("a cat called Mochi", `people.one_of_theirs`); no other value of what
     holds one at a time, no other member of a kind or point of a scale the other states."""
-    if similarity < NAMED_AGAIN_SIMILARITY or not same_one(new, old):
+    if not _one_fact_said(new, old, similarity, NAMED_AGAIN_SIMILARITY):
         return False
-    if new.negative != old.negative or new.scopes != old.scopes:
-        return False
-    if new.ends or new.starts or new.corrects or new.replaces or new.additive:
-        return False
-    if new.wish or old.wish or link(new, old, similarity) == "":
+    if not same_one(new, old) or link(new, old, similarity) == "":
         return False
     if new.values and old.values and new.values != old.values:
         return False
@@ -310,9 +321,7 @@ def named_again(new: Reading, old: Reading, similarity: float, *, new_kept: bool
     if not (_names(new) | _names(old)) & new.words & old.words - about:
         return False
     kept, dropped = (new, old) if new_kept else (old, new)
-    if not _numbers(dropped.text) <= _numbers(kept.text):
-        return False
-    if not _names(dropped) <= _names(kept) | kept.words:
+    if not _values_kept(kept, dropped):
         return False
     if not dropped.cued <= kept.cued:
         return False  # "has the car" is not "sells the car"
