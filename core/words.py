@@ -56,6 +56,16 @@ def sentences_rewritten(text: str, rewrite: Callable[[str], str]) -> str:
     return "".join(rewrite(match.group(0)) for match in _SENTENCE.finditer(text))
 
 
+# The years a bare four-digit number can name ("since 2019"; "2000 steps" is no time): one
+# span for the time phrases extraction reads and the dates recall reads in a prompt.
+YEARS = range(1900, 2101)
+
+
+def names_a_year(word: str) -> bool:
+    """Whether a word is a number that names a year of `YEARS` ("2019"; not "20000")."""
+    return word.isdigit() and int(word) in YEARS
+
+
 def word_spans(text: str) -> list[re.Match]:
     """The words of `text` as `words_of` reads them, where they stand, as written: for a
     rewrite that keeps the rest of the text ("in turin," is "in Turin,")."""

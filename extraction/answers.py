@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import re
 
-from core.lexicon import lexicon
+from core.lexicon import lexicon, tagged
 from core.words import words_of
 from extraction.fragments import kind_of_person
 from extraction.kept import caption_of
@@ -28,9 +28,6 @@ logger = logging.getLogger(__name__)
 
 # The most words an answer may have to be read in its question's frame.
 _ANSWER_WORDS = 8
-_PREPOSITIONS = frozenset({"in", "at", "from", "to", "near", "on", "outside", "with"})
-_YES = frozenset({"yes", "yeah", "yep", "yup", "yea", "ya", "sure", "definitely", "i do", "i am"})
-_NO = frozenset({"no", "nope", "nah", "not really", "none", "i don't", "i'm not"})
 # "she's 6" after a question about "your daughter": the person the question named.
 _PRONOUN = re.compile(r"^(?:she|he|they|it)(?:'s|'re| is| are)?\b\s*", re.I)
 
@@ -103,10 +100,10 @@ def _framed(asked: str, answer: str) -> str | None:
     value = rest.strip(" ,.!")
     if not value:
         return None
-    if (match := _WHERE.match(asked)) and not set(match.group(2).split()) & _PLANS:
+    if (match := _WHERE.match(asked)) and not set(match.group(2).split()) & _words("plans"):
         verb = match.group(2).split()
         opening = "I'm" if match.group(1) == "are" else "I"
-        if verb[-1] in _PREPOSITIONS or said[0] in _PREPOSITIONS:
+        if verb[-1] in _words("joins") or said[0] in _words("joins"):
             return f"{opening} {' '.join(verb)} {value}"  # "from Cork", "at a bakery"
         # The place after the verb, before what follows it ("living these days" is "living
         # in Tallinn these days"), an adverb before it kept there ("currently based").
@@ -153,9 +150,9 @@ def _reply(answer: str) -> tuple[str, str]:
     said = words_of(answer)
     for size in (2, 1):
         opening = " ".join(said[:size])
-        if len(said) >= size and opening in _YES | _NO:
+        if len(said) >= size and opening in _words("yes") | _words("no"):
             cut = answer.lower().find(said[size - 1]) + len(said[size - 1])
-            return ("yes" if opening in _YES else "no"), answer[cut:].strip(" ,.!-")
+            return ("yes" if opening in _words("yes") else "no"), answer[cut:].strip(" ,.!-")
     return "", answer
 
 
@@ -180,21 +177,11 @@ def _yes_no(asked: str, reply: str, rest: str) -> str | None:
         return stated if _of_a_person(stated, thing) else None
     if match := _DO_YOU.match(asked):
         verb, thing = match.groups()
-        if words_of(thing)[:1] and words_of(thing)[0] in _POINTERS:
+        if words_of(thing)[:1] and words_of(thing)[0] in _words("pointers"):
             return None  # "do you like the first option", "do you know what time it is"
         stated = f"I {verb} {thing}" if reply == "yes" else f"I don't {verb} {thing}"
         return stated if closed_reading(caption_of(stated)) else None
     return None
-
-
-# Where the user wants or plans to go is no place of theirs ("where do you want to go?").
-_PLANS = frozenset(
-    {"want", "wanna", "need", "like", "plan", "planning", "hoping", "going", "thinking"}
-)
-# The words that point into the conversation, not into the user's life.
-_POINTERS = frozenset(
-    {"the", "that", "this", "these", "those", "it", "what", "how", "which", "if", "whether", "me"}
-)
 
 
 def _of_a_person(stated: str, thing: str) -> bool:
@@ -203,3 +190,9 @@ def _of_a_person(stated: str, thing: str) -> bool:
     owned = {"practice", "about", "owns"}  # "has no questions": owning anything at all
     facets = read_facets(caption_of(stated))
     return any(f.attribute.split(":")[0] not in owned for f in facets) or kind_of_person(thing)
+
+
+def _words(tag: str) -> frozenset[str]:
+    """The words of one closed class of `answer_words.txt` ("yes", "no", "joins", "plans",
+    "pointers")."""
+    return tagged("answer_words", ("yes", "no", "joins", "plans", "pointers"))[tag]

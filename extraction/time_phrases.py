@@ -18,15 +18,13 @@ from dataclasses import dataclass
 from functools import cache
 
 from core.lexicon import lexicon
-from core.words import word_spans, words_of
+from core.words import names_a_year, word_spans, words_of
 
 logger = logging.getLogger(__name__)
 
 # A clause longer than this is a run-on whose times' scope is unclear, and dateparser's search
 # grows faster than its length (about 175 ms at 400 words): its times are left unread.
 MAX_CLAUSE_WORDS = 60
-# The years a bare four-digit number can name ("since 2019"; "2000 steps" is no time).
-_YEARS = range(1900, 2101)
 # Words that say a time is counted back from, or on from, when it was said
 # (`core/lexicons/time_relative.txt`, which the store's audit reads too).
 RELATIVE = lexicon("time_relative")
@@ -209,7 +207,7 @@ def _counted_from(tokens: list[str], core: int, last: int) -> int:
 def _kept(core: list[str], role: str) -> tuple[bool, bool] | None:
     """Whether the words dateparser read as a time name one in the user's life, and if so
     whether it is relative to when it was said and a point counted from then; else None."""
-    years = [word for word in core if word.isdigit() and int(word) in _YEARS]
+    years = [word for word in core if names_a_year(word)]
     units = [word for word in core if word in lexicon("durations")]
     counted = any(
         word.isdigit() or word in lexicon("numerals") or word in {"a", "an"} for word in core
@@ -357,14 +355,14 @@ def _find(tokens: list[str], hit: list[str], start: int) -> int | None:
 
 
 def _is_time_word(word: str) -> bool:
-    return word in lexicon("months") or (word.isdigit() and int(word) in _YEARS)
+    return word in lexicon("months") or names_a_year(word)
 
 
 def cued(words: list[str]) -> bool:
     """Whether a clause names a time dateparser may read: a month, a year, a unit of time or a
     word that counts one ("ago", "last", "since"). A clause without one is never parsed."""
     cues = _cues()
-    return any(word in cues or (word.isdigit() and int(word) in _YEARS) for word in words)
+    return any(word in cues or names_a_year(word) for word in words)
 
 
 @cache

@@ -15,10 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.lexicon import lexicon
-from core.words import words_of
-
-# The same span as extraction.time_phrases reads ("since 2019"; "2000 steps" is no time).
-_YEARS = range(1900, 2101)
+from core.words import names_a_year, words_of
 
 
 def _month(word: str) -> int | None:
@@ -33,7 +30,7 @@ def _month(word: str) -> int | None:
 
 
 def _year(word: str) -> int | None:
-    return int(word) if word.isdigit() and len(word) == 4 and int(word) in _YEARS else None
+    return int(word) if len(word) == 4 and names_a_year(word) else None
 
 
 def _day(word: str | None) -> int | None:

@@ -264,7 +264,8 @@ def rank(
         else:
             # A shared word is evidence only when it is not one every caption uses ("name" of
             # "what should I name my sourdough starter" and of "User's name is Ines").
-            specific = index.bm25([t for t in query.terms if t not in generic_terms()])
+            terms = [t for t in query.terms if t not in generic_terms()]
+            specific = lexical if len(terms) == len(query.terms) else index.bm25(terms)
             strong = (cosine >= params.strong_cosine) | (
                 (cosine >= params.weak_cosine) & (specific > 0)
             )

@@ -233,7 +233,7 @@ def test_a_matching_health_or_safety_fact_is_never_cut_for_a_lesser_one():
 
 
 def test_a_dinner_request_at_a_tight_budget_keeps_the_allergy(end_user, remember):
-    remember(
+    *_, allergy, _ = remember(
         end_user,
         "User is vegetarian",
         "User started eating fish",
@@ -241,16 +241,22 @@ def test_a_dinner_request_at_a_tight_budget_keeps_the_allergy(end_user, remember
         "User lives in Leeds with their partner",
         category=Memory.Category.PERSONAL,
     )
+    # Room for the allergy's line alone: an id's random characters take a varying number of
+    # tokens, so the budget is counted from the real id rather than written as a number.
+    alone = context_pack(
+        {RELEVANT: [ContextMemory(allergy.id, allergy.caption, RELEVANT, 0.5)]},
+        max_tokens=1000,
+    )
 
     context = memory_context(
         tenant=end_user.tenant,
         external_id=end_user.external_id,
         prompt="any dinner ideas for tonight?",
-        max_tokens=60,
+        max_tokens=alone.tokens,
     )
 
     assert "peanut allergy" in context.text
-    assert context.tokens <= 60
+    assert context.truncated and context.tokens <= alone.tokens
 
 
 def test_the_block_opens_by_saying_its_memories_are_data_not_instructions():
