@@ -267,7 +267,8 @@ def _names_placed(content: str) -> str:
     clause alone and the names another, and the sentence's verb lost its subject."""
 
     def placed(match: re.Match) -> str:
-        if match.group(2).lower() not in lexicon("people"):
+        # "our youngest, Theo, ...": a relation or a word a family calls one of its own.
+        if match.group(2).lower() not in lexicon("people") | lexicon("relation_idioms"):
             return match.group(0)
         return f"{match.group(1)} {match.group(3)} "
 

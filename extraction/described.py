@@ -5,7 +5,8 @@ the job would be lost with the town; so each is a caption of its own.
 
 Only after "User is a/an <what they are>", and only at a participle of the closed class of
 states chat states without "I" (`pro_drop_states.txt`: "living", "working", "studying"), whose
-verb is a plain verb ("live", not "am trying"), or at an opening that says where the user is
+verb is a plain verb ("live", not "am trying") and that opens no job's name ("a retired
+teaching assistant"), or at an opening that says where the user is
 ("based in", "originally from": `fragment_openers.txt`).
 """
 
@@ -15,6 +16,7 @@ from functools import cache
 
 from core.lexicon import lexicon, pairs
 from core.words import words_of
+from extraction.fragments import job_named
 from extraction.wording import third_person
 
 
@@ -28,7 +30,7 @@ def description_split(caption: str) -> list[str]:
         said = words_of(words[at])
         verb = pairs("pro_drop_states").get(said[0]) if said else None
         head = " ".join(words[:at]).rstrip(",")
-        if verb and " " not in verb:
+        if verb and " " not in verb and not job_named(" ".join(words[at:])):
             return [head, third_person(" ".join(["I", verb, *words[at + 1 :]]))]
         # "a teacher based in Manchester": an opening of two words or more that states where
         # the user is (`fragment_openers.txt`), never one word ("a fan of music from the 80s").

@@ -12,7 +12,7 @@ from core.lexicon import lexicon
 from core.words import words_of
 from extraction.kept import caption_of
 from extraction.time_phrases import says_how_long
-from extraction.verbs import past_tense, third_singular
+from extraction.verbs import base_of, gerund, past_tense, third_singular
 from memories.attributes import PRACTICE, attribute
 from memories.facets import kind_of
 from memories.facets import read as read_facets
@@ -71,10 +71,23 @@ def fragment(part: str) -> str | None:
     openings = ("I have ",) if said[0] == "no" else ("I'm ", f"I'm {article}", "I have ")
     if any(f.attribute == "condition" for f in read_facets(f"User has {text}")):
         openings = ("I'm ",) if text.lower() in lexicon("condition_states") else ("I have ",)
+    # "learning portuguese", "started learning portuguese": a verb's "-ing" form, never a
+    # thing one is unless it names the registry's job ("a teaching assistant"), tried first.
+    verbal = gerund(said[0]) or (
+        len(said) > 1
+        and past_tense(said[0])
+        and gerund(said[1])
+        and not (fragment(text.split(None, 1)[1]) or "").startswith(("I'm a ", "I'm an "))
+    )
+    if verbal and said[0] != "no":
+        openings = (f"I'm {article}", "I'm ", "I have ")
     for opening in openings:
         for facet in read_facets(caption_of(f"{opening}{text}")):
             name = facet.attribute.split(":")[0]
             if facet.subject != "user" or name in _OPEN_READINGS:
+                continue
+            verb = verbal and not (name == "job" and _named_by(said[:2], facet.value))
+            if verb and opening.endswith(f" {article}"):
                 continue
             stated = {f"is {text}".lower(), f"is {article}{text}".lower()}
             if name == PRACTICE and not stated & set(attribute(name).fixed):
@@ -86,10 +99,31 @@ def fragment(part: str) -> str | None:
                 continue  # "has" anything at all; "no kids", "two daughters" but not "no pork"
             # A noun the registry lists with its article ("a widower") keeps it too.
             listed = f"{article}{text}".lower() in attribute(name).values
-            if (attribute(name).article or listed) and not opening.endswith(f" {article}"):
+            if (
+                (attribute(name).article or listed)
+                and not verb
+                and not opening.endswith(f" {article}")
+            ):
                 opening = f"I'm {article}"
             return f"{opening}{text}"
     return None
+
+
+def job_named(text: str) -> bool:
+    """Whether words open with the name of a job the registry reads, named by their first
+    word, an "-ing" form ("teaching assistant at a school", "nursing assistant"): a thing one
+    is, not a verb and its object."""
+    said = words_of(text)
+    return bool(said) and any(
+        facet.attribute == "job" and _named_by(said[:1], facet.value)
+        for facet in read_facets(f"User is a {text}")
+    )
+
+
+def _named_by(words: list[str], value: str) -> bool:
+    """Whether a value has one of the words, or a verb's base they come from ("nursing" in
+    "nurse")."""
+    return bool({*words, *map(base_of, words)} & set(value.split()))
 
 
 def kind_of_person(value: str) -> bool:

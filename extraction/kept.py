@@ -90,7 +90,12 @@ _FIRST_PERSON_SUBJECTS = frozenset({"i", "i'm", "i've", "i'd", "i'll", "im", "iv
 
 
 # "my dad's a firefighter", "my gf's vegetarian": the 's of "is" after the person.
-_IS = re.compile(r"^(User's \S+?)'s\b(?!\s+(?:a|an|the)?\s*\S+\s+(?:is|are|was)\b)")
+# "my dad's a chef" is "dad is", but "my son's favourite thing is lego" is the son's thing:
+# the 's is his when a verb of its own follows a noun or two.
+_IS = re.compile(
+    r"^(User's \S+?)'s\b(?!\s+(?:a|an|the)?\s*"
+    r"(?:(?!(?:who|that|which|and|but|so)\b)[\w-]+\s+){1,2}(?:is|are|was)\b)"
+)
 
 
 def caption_of(part: str) -> str:
@@ -104,7 +109,9 @@ def caption_of(part: str) -> str:
     rest = caption[match.end() :].strip() if match else ""
     after = words_of(rest)[:1]
     theirs = bool(after) and (
-        after[0].removesuffix("'s") in lexicon("people") or mention_at(f"my {rest}", 0) is not None
+        after[0].removesuffix("'s") in lexicon("people")
+        # never after an article: "my dad's a teacher" is what he is
+        or (after[0] not in {"a", "an"} and mention_at(f"my {rest}", 0) is not None)
     )
     if match and not theirs:
         caption = _IS.sub(r"\1 is", caption)

@@ -149,14 +149,17 @@ _HAS = frozenset({"got", "been", "gotten", "had"})
 
 
 def resolved(part: str, person: str) -> str:
-    """A clause opening with a pronoun for the person last named, about that person."""
+    """A clause opening with a pronoun for the person last named, about that person ("we got
+    a cat, she's shy", "..., her name is Mochi")."""
+    if person and (owned := _POSSESSIVE.match(part)):
+        return _owned(part, owned, person)
     match = _PRONOUN.match(part)
     if not match or not person:
         return part
     several = person.split()[0] in lexicon("people_plural")  # "my parents ... theyre ..."
     if match.group(0).lower().startswith("they") and not several:
         return part  # "my wife ... we have twins theyre 2": "they" is never one person
-    gender = pairs("people_genders").get(person.split()[0])
+    gender = pairs("people_genders").get(_head(person))
     if gender and match.group(0).lower().split()[0].split("'")[0] in {"he", "she"} - {gender}:
         return part  # "a son ... shes 9": not the son; the clause stays unread
     rest = part[match.end() :]
@@ -165,6 +168,30 @@ def resolved(part: str, person: str) -> str:
     if match["verb"] == "'s" and words_of(rest)[:1] and words_of(rest)[0] in _HAS:
         verb = " has"
     return f"my {person}{verb}{rest}"
+
+
+_POSSESSIVE = re.compile(r"^(?P<whose>his|her|their) (?=\w)", re.I)
+_POSSESSIVE_PERSON = {"his": "he", "her": "she"}
+
+
+def _owned(part: str, owned: re.Match, person: str) -> str:
+    """ "her name is Mochi" as "my cat's name is Mochi": the clause unchanged unless the
+    pronoun can be the person's (never "his" for a sister, "their" for one person)."""
+    whose = owned["whose"].lower()
+    several = person.split()[0] in lexicon("people_plural")
+    if (whose == "their") != several:
+        return part
+    gender = pairs("people_genders").get(_head(person))
+    if gender and _POSSESSIVE_PERSON.get(whose, gender) != gender:
+        return part
+    mark = "'" if several and person.endswith("s") else "'s"  # "my parents' house"
+    return f"my {person}{mark} {part[owned.end() :]}"
+
+
+def _head(person: str) -> str:
+    """The relation a person is named by ("gf" of "gf priya", "boyfriend" of "sister's
+    boyfriend")."""
+    return person.split("'s ")[-1].split()[0]
 
 
 def together(part: str, *, opens_sentence: bool = True) -> str | None:
@@ -301,9 +328,22 @@ def named_last(part: str) -> str | None:
         cased = _cased(part)
         found = named_last(" ".join(words[:-2]))
         return f"{found} {cased[-1]}" if found and len(cased) == len(words) else found
-    if len(words) < 3 or words[-1] not in lexicon("people"):
+    # A kind of one ("a greyhound" is a dog) names one as well.
+    if len(words) < 3 or lexicon("people").isdisjoint({words[-1], broader("kinds").get(words[-1])}):
         return None
-    return words[-1] if {"a", "an", "the"} & set(words[-3:-1]) else None
+    articles = [at for at in range(len(words) - 3, len(words) - 1) if words[at] in _ARTICLES]
+    if not articles:
+        return None
+    before = words[articles[-1] - 1] if articles[-1] else ""
+    if before in _BEING or before.endswith(("'s", "'m", "'re")):
+        return None  # "my dad is a teacher": what someone is, not someone new
+    if words[-2] in lexicon("additive_cues"):  # "a second dog", "another dog": not the first
+        return f"{'other' if words[-2] == 'another' else words[-2]} {words[-1]}"
+    return words[-1]
+
+
+_ARTICLES = frozenset({"a", "an", "the", "another"})
+_BEING = frozenset({"is", "are", "was", "were", "am", "im", "be", "been", "being"})
 
 
 def subject_being(part: str) -> str | None:

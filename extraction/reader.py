@@ -162,6 +162,8 @@ def _in_first_person(part: str) -> str | None:
         read = _in_first_person(rest)
         return read.replace("I ", f"I {adverb.lower()} ", 1) if read else None
     if words[0] in pairs("pro_drop_states"):  # "living in milan" is "I live in milan"
+        if (job := fragment(part)) and job.startswith(("I'm a ", "I'm an ")):
+            return job  # "teaching assistant at a primary school": a job's name
         cut = subjectless.gerund_cut(part)  # "renting in london is a joke"
         verb = pairs("pro_drop_states")[words[0]]
         return " ".join(["I", verb, *cut.split()[1:]]) if cut else None
@@ -465,7 +467,9 @@ def _captions(clause: str, statement: str, state: _State, opens: bool = True) ->
             state.ended = named_last(time_trimmed(part)) or ""
             state.group = group_counted(caption) or ""
             state.things = group_counted(caption, listed=False) or ""
-            state.person = state.ended or state.group or state.person
+            # "my sister has a new boyfriend, he's ...": hers, not the user's.
+            owned = f"{state.about}'s {state.ended}" if state.ended and state.about else ""
+            state.person = owned or state.ended or state.group or state.person
     return captions
 
 

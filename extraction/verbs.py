@@ -110,10 +110,10 @@ def finite(word: str, *, plural: bool = False) -> bool:
 
 
 def base_of(word: str) -> str:
-    """The listed base a verb form comes from ("lived" and "lives" are "live"); the word
-    itself when it is a base or no listed verb makes it."""
+    """The listed base a verb form comes from ("lived", "lives" and "living" are "live"); the
+    word itself when it is a base or no listed verb makes it."""
     forms = _forms()
-    return forms["past"].get(word) or forms["third"].get(word) or word
+    return forms["past"].get(word) or forms["third"].get(word) or forms["gerund"].get(word) or word
 
 
 def gerund_of(word: str) -> str:
