@@ -54,6 +54,8 @@ def fragment(part: str) -> str | None:
         or (len(said) > 1 and (past_tense(said[1]) or third_singular(said[1])))
         or {word.split("'")[0] for word in said} & (lexicon("subject_pronouns") - {"i"} | {"it"})
         or said[0] in lexicon("value_breaks")
+        # "mum's a GP": one of the user's people, the "my" left out
+        or (said[0].endswith("'s") and said[0].removesuffix("'s") in lexicon("people"))
         or set(said)
         & (
             lexicon("negators")

@@ -71,7 +71,6 @@ from extraction.places import there_placed
 from extraction.run_ons import time_trimmed
 from extraction.shared import same_as_before, shared
 from extraction.wording import tidy_caption
-from memories.attributes import PRACTICE
 from memories.facets import read as read_facets
 
 logger = logging.getLogger(__name__)
@@ -94,9 +93,10 @@ def _parts(clause: str) -> list[str]:
             if not said:
                 continue  # a dangling "and" ("I work at Siemens and "): nothing follows it
             subject = subject_of(parts[-1])
-            if opens_without_i(said) and subject and len(words_of(parts[-1])) > 1:
+            after_words = len(words_of(parts[-1])) > 1
+            if opens_without_i(said) and subject and after_words:
                 parts.append(f"{subject} {piece}")  # "my sister moved there and never left"
-            elif (opens_without_i(said) or _their_person(said)) and len(words_of(parts[-1])) > 1:
+            elif (opens_without_i(said) or subjectless.their_person(said)) and after_words:
                 parts.append(piece)
             elif subject and closed_reading(f"User {piece}"):
                 parts.append(f"{subject} {piece}")  # "he's retired and lives in cork"
@@ -147,6 +147,7 @@ def _in_first_person(part: str) -> str | None:
     """The part as a first-person clause (None if it is about someone else), with the "I" a
     chat clause leaves out put back ("moved to Lisbon!" is "I moved to Lisbon!", "night owl"
     is "I'm night owl")."""
+    part = subjectless.quantifier_dropped(part)  # "both my kids have ADHD"
     words = words_of(part)
     if not words:
         return None
@@ -155,7 +156,7 @@ def _in_first_person(part: str) -> str | None:
         return slot
     if words[0] in lexicon("first_person") and words[0] not in {"me", "us"}:
         return part
-    if _their_person(words):  # "mum's a GP", chat leaving out the "my"
+    if subjectless.their_person(words):  # "mum's a GP", chat leaving out the "my"
         return f"my {part}"
     if words[0] in lexicon("adverbs") and words[1:2] and words[1] in pairs("pro_drop_states"):
         adverb, rest = part.split(None, 1)  # "currently working in the ICU"
@@ -255,24 +256,6 @@ def _had_with(rest: list[str], spans: list) -> str:
         thing.append(word)
     at = len(spans) - len(rest) + 1
     return " and I have " + " ".join(span.group(0) for span in spans[at : at + len(thing)])
-
-
-def _their_person(words: list[str]) -> bool:
-    """Whether a clause opens with one of the user's people and states a closed fact of
-    them, the "my" left out ("mum's a GP", "hubby is vegan", "sister has coeliac"): the
-    registry must read a closed attribute, so "dad jokes are the best" is not one."""
-    if not words:
-        return False
-    person = words[0].removesuffix("'s")
-    if person not in lexicon("people") or person in lexicon("generic_people"):
-        return False
-    if not (words[0].endswith("'s") or words[1:2] in (["is"], ["has"], ["was"])):
-        return False
-    caption = caption_of(f"my {' '.join(words)}")
-    return any(
-        facet.subject != "user" and facet.attribute.split(":")[0] not in {PRACTICE, "about"}
-        for facet in read_facets(caption)
-    )
 
 
 def _announces_change(part: str) -> bool:

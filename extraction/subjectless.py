@@ -25,13 +25,16 @@ from __future__ import annotations
 
 import re
 
-from core.lexicon import has_phrase, lexicon
+from core.lexicon import has_phrase, lexicon, pairs
 from core.words import words_of
 from extraction.cues import cues_of
+from extraction.kept import caption_of
 from extraction.people import last_person
 from extraction.time_phrases import says_how_long, time_fronted
 from extraction.updates import content_lemmas
 from extraction.verbs import base_form, gerund, past_tense, third_singular
+from memories.attributes import PRACTICE
+from memories.facets import read as read_facets
 
 # What may follow a past tense for the user to be its subject: the verb's object or its count
 # ("broke my wrist", "sold the car", "had him", "ran 2 marathons").
@@ -89,6 +92,8 @@ def user_dropped(said: str, *, about: str = "") -> str | None:
         return f"I {text}"  # "had to switch to aldi": what the user had to do
     if verb == "not" and gerund(after):
         return f"I'm {text}"  # "not getting on planes these days"
+    if verb == "was" and (past_tense(after) or after in pairs("participles")):
+        return f"I {text}"  # "was made redundant in october", "was diagnosed with asthma"
     if (
         past_tense(verb)
         and not base_form(verb)
@@ -194,3 +199,38 @@ def verbless_change(part: str) -> str | None:
     if not (cues - {"starts"} or (cues and "now" in words)) or not content_lemmas(part):
         return None  # no cue, or nothing but the cue ("now what", "ok now the next one")
     return f"I'm {part.strip()}"
+
+
+def their_person(words: list[str]) -> bool:
+    """Whether a clause opens with one of the user's people and states a closed fact of
+    them, the "my" left out ("mum's a GP", "hubby is vegan", "sister has coeliac"): the
+    registry must read a closed attribute, so "dad jokes are the best" is not one."""
+    if not words:
+        return False
+    person = words[0].removesuffix("'s")
+    if person not in lexicon("people") or person in lexicon("generic_people"):
+        return False
+    if words[1:2] and (third_singular(words[1]) or past_tense(words[1])):
+        # "mum passed away in march", "hubby works nights": a verb of one person after it,
+        # never a noun's plural before a verb ("dad jokes are") nor what they said.
+        return not (
+            words[1] in lexicon("reporting")
+            or (words[2:3] and words[2] in lexicon("copulas") | lexicon("auxiliaries"))
+        )
+    if not (words[0].endswith("'s") or words[1:2] in (["is"], ["has"], ["was"])):
+        return False
+    caption = caption_of(f"my {' '.join(words)}")
+    return any(
+        facet.subject != "user" and facet.attribute.split(":")[0] not in {PRACTICE, "about"}
+        for facet in read_facets(caption)
+    )
+
+
+# "both my kids", "all three of our dogs": a quantifier before one of the user's groups.
+_QUANTIFIED = re.compile(r"^(?:both|all)(?: [\w-]+)?(?: of)? (?=(?:my|our) )", re.I)
+
+
+def quantifier_dropped(part: str) -> str:
+    """ "both my kids have ADHD" as "my kids have ADHD": the clause's subject is the group,
+    whatever the quantifier before it says of its size."""
+    return _QUANTIFIED.sub("", part.lstrip(), count=1)

@@ -69,13 +69,14 @@ def _agree(rest: str, *, regular: bool = True) -> str:
             break
     if at == len(words):
         return rest
-    verb = words[at]
+    verb = words[at].rstrip(",;:")  # "I no longer smoke, I vape": the comma is no letter
+    mark = words[at][len(verb) :]
     lowered = verb.lower().replace("\u2019", "'")
     forms = pairs("verb_forms")
     if lowered in forms:
-        words[at] = forms[lowered]
+        words[at] = forms[lowered] + mark
     elif regular and not lowered.endswith("ed") and lowered.isalpha():
-        words[at] = _third_singular(verb)
+        words[at] = _third_singular(verb) + mark
     return " ".join(words)
 
 

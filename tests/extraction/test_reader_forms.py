@@ -182,9 +182,11 @@ def test_a_name_between_commas_names_what_the_clause_before_ended_on():
         "User adopted a kitten",
         "User's kitten is called Pixel",
     ]
-    # Mid-sentence, "from" goes on with the clause before; a name alone is nobody's condition.
+    # Mid-sentence, "from" goes on with the clause before; a name alone is nobody's condition;
+    # a kind of pet ("a greyhound" is a dog) is named like the pet.
     assert _read("we rescued a greyhound, Pixel, from a shelter in Kent") == [
-        "User rescued a greyhound"
+        "User rescued a greyhound",
+        "User's greyhound is called Pixel",
     ]
 
 

@@ -1,0 +1,69 @@
+"""The offline reader on words chat leaves out or puts first: "no longer" before the verb,
+"my" left out before a verb of one person ("nan passed away"), a quantifier before the group
+("both my kids"), and a passive with no "I" ("was made redundant")."""
+
+from __future__ import annotations
+
+import pytest
+
+from extraction.reader import read_statements
+
+
+def _read(user_says: str) -> list[str]:
+    return [c.caption for c in read_statements([{"role": "user", "content": user_says}])]
+
+
+def test_no_longer_before_the_verb_keeps_the_verb_agreeing_and_the_fact():
+    assert _read("I no longer play the bagpipes, but I still teach it.") == [
+        "User no longer plays the bagpipes",
+        "User still teaches it",
+    ]
+    assert _read("i no longer rent, we bought a place in Hove") == [
+        "User no longer rents",
+        "User bought a place in Hove",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("user_says", "caption"),
+    [
+        ("grandad passed away in the spring so its been hard",
+         "User's grandad passed away in the spring"),
+        ("hubby drives a forklift for a living", "User's hubby drives a forklift for a living"),
+    ],
+)  # fmt: skip
+def test_one_of_the_users_people_with_the_my_left_out_before_a_verb_is_theirs(user_says, caption):
+    assert caption in _read(user_says)
+
+
+@pytest.mark.parametrize(
+    "user_says", ["dad jokes are the worst", "nan says i should wear a coat", "mum said no"]
+)
+def test_a_noun_before_a_verb_or_what_someone_said_is_no_fact_of_theirs(user_says):
+    assert _read(user_says) == []
+
+
+def test_a_quantifier_before_the_users_group_leaves_the_group_the_subject():
+    assert _read("both my sons have eczema") == ["User's sons have eczema"]
+    assert _read("all three of our cats are deaf") == ["User's cats are deaf"]
+    # Its people named after it are each their own.
+    assert _read("both my grandparents are farmers, nan's a nurse too") == [
+        "User's grandparents are farmers",
+        "User's nan is a nurse",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("user_says", "caption"),
+    [
+        ("was made redundant in the summer, looking for work now",
+         "User was made redundant in the summer"),
+        ("was diagnosed with psoriasis at 19", "User was diagnosed with psoriasis at 19"),
+    ],
+)  # fmt: skip
+def test_a_passive_with_no_subject_and_nobody_before_it_is_the_users(user_says, caption):
+    assert caption in _read(user_says)
+
+
+def test_a_passive_after_a_clause_about_someone_else_is_not_the_users():
+    assert not any(c.startswith("User was") for c in _read("my uncle is 80, was born in Malta"))
