@@ -22,6 +22,7 @@ import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from functools import cached_property
 
 import numpy as np
 from django.core.cache import cache, caches
@@ -106,6 +107,12 @@ class UserIndex:
     standing: np.ndarray | None = None
     # (n,) the facts that give the user's name alone (recall.people.name_rows).
     names: np.ndarray | None = None
+
+    @cached_property
+    def vocabulary(self) -> tuple[str, ...]:
+        """The index's terms sorted, for a prefix's range (recall.lexical.derived_terms); made
+        on first use and kept with the index."""
+        return tuple(sorted(self.terms))
 
     @property
     def size(self) -> int:

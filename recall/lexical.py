@@ -3,7 +3,9 @@ stemmed, without stopwords, and their BM25 postings."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
+from collections.abc import Container, Sequence
 from functools import cache
 
 import numpy as np
@@ -53,6 +55,46 @@ def query_terms(text: str) -> list[str]:
 
 # A stem this short keeps its "e": "use" and "used" meet as they are.
 _SHORTEST_E_STEM = 3
+
+# A prompt's word the user never used meets the user's words it derives from or that derive
+# from it (`derived_terms`): both at least this long ("plan" never meets "planet") ...
+DERIVED_SHORTEST = 5
+# ... and at most this many letters apart, a suffix's worth ("adopt" and "adoption",
+# "musician" and "music"; "photo" and "photography" are too far apart).
+DERIVED_LETTERS = 5
+
+
+def derived_terms(terms: list[str], vocabulary: Sequence[str], known: Container[str]) -> list[str]:
+    """The index's terms a prompt's absent terms derive from or that derive from them.
+
+    `vocabulary` is the index's terms sorted, `known` the same terms for lookups. Only a term
+    of the prompt no memory uses is read so: "When did she adopt?" and "User is looking into
+    adoption" share no term, while a word the user did use keeps its exact meaning. A term the
+    prompt holds only as another's form without its "e" (`query_terms`) is left alone, and no
+    generic caption word is reached (`generic_terms`).
+    """
+    generic = generic_terms()
+    found: list[str] = []
+    for term in dict.fromkeys(terms):
+        if (
+            term in known
+            or f"{term}e" in terms
+            or len(term) < DERIVED_SHORTEST
+            or not term.isalpha()
+        ):
+            continue
+        # The user's words that extend it ("adopt" -> "adoption"): a range of the sorted terms.
+        at = bisect_left(vocabulary, term)
+        while at < len(vocabulary) and vocabulary[at].startswith(term):
+            word = vocabulary[at]
+            if len(word) - len(term) <= DERIVED_LETTERS and word.isalpha():
+                found.append(word)
+            at += 1
+        # The user's words it extends ("musician" -> "music").
+        for cut in range(max(DERIVED_SHORTEST, len(term) - DERIVED_LETTERS), len(term)):
+            if term[:cut] in known:
+                found.append(term[:cut])
+    return [word for word in found if word not in generic]
 
 
 @cache

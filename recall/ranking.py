@@ -20,7 +20,7 @@ from integrations.embeddings import (
 from recall.dated import Named
 from recall.domains import need, shaped_need
 from recall.index import UserIndex
-from recall.lexical import generic_terms
+from recall.lexical import derived_terms, generic_terms
 
 MODES = ("vector", "lexical", "hybrid", "llm", "hybrid+llm")
 
@@ -96,6 +96,10 @@ class RankingParams:
     # date opens no answer).
     dated_weight: float = 0.2
     dated_after: int = 3
+    # A prompt's word no memory uses meets the words it derives from or that derive from it
+    # ("adopt" and "adoption", recall.lexical.derived_terms), at this share of a shared word's
+    # BM25 (ranking only: a derived word opens no answer).
+    derived_weight: float = 1.0
 
 
 DEFAULT_PARAMS = RankingParams()
@@ -307,6 +311,10 @@ def rank(
         if not strong.any():
             floor = params.episodic_cosine if query.general else params.strong_cosine
             return _empty(_why(floor, cosine, needed, params) if explain else None)
+        if params.derived_weight and (
+            derived := derived_terms(query.terms, index.vocabulary, index.terms)
+        ):
+            lexical = lexical + params.derived_weight * index.bm25(derived)
         top = float(lexical.max())
         w = params.vector_weight
         # A hub estimate needs many fellow memories: in a small corpus the nearest twenty are

@@ -129,6 +129,11 @@ def _named_in(index: UserIndex, name: str) -> bool:
     name = name.lower()
     if name in index.subjects:
         return True
+    # "Johns" of "is Johns car fixed?" or "Johns's": a possessive written without its
+    # apostrophe, of a given name (not "Users").
+    base = name.removesuffix("s")
+    if base != name and base in index.subjects and base in given_names():
+        return True
     # "Mel" of "Melanie": a short form of whom memories are about.
     if len(name) >= SHORT_NAME and any(subject.startswith(name) for subject in index.subjects):
         return True
