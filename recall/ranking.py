@@ -21,6 +21,7 @@ from recall.dated import Named
 from recall.domains import need, shaped_need
 from recall.index import UserIndex
 from recall.lexical import generic_terms
+from recall.standing import plans_need
 
 MODES = ("vector", "lexical", "hybrid", "llm", "hybrid+llm")
 
@@ -80,6 +81,13 @@ class RankingParams:
     standing_asks: float = 0.6
     standing_z: float = 0.5
     standing_weight: float = 0.3
+    # A request to plan going somewhere or doing something with others (its meaning needs a
+    # domain of plans, `recall.standing.plans_need`, this much: a trip, a day out, an event)
+    # is one a limit, a fear or a condition shapes whatever the plan: when nothing else
+    # answers, the standing constraints no further than this below the user's mean cosine to
+    # the prompt answer it, though it reads as none of the shaping kinds' requests.
+    plan_need: float = 0.5
+    plan_z: float = -0.5
     # A general question about an event naming none (recall.domains.episodic) is about the
     # user only if a memory is this close (cosine).
     episodic_cosine: float = 0.5
@@ -187,6 +195,9 @@ class Query:
     # The user's people the prompt names (recall.lexical.people_named): "can I eat the
     # cheesecake at my mate's party" is about the user and a mate, not their dog.
     named: frozenset[str] = frozenset()
+    # A prompt naming no one though it speaks of others (recall.people.names_nobody: "we're
+    # off to Portugal", "a friend offered me her spare room"): the user's own facts first.
+    unnamed: bool = False
     # A general question about an event naming none (recall.domains.episodic).
     episodic: bool = False
     # How much the prompt reads as a request whose answer the user's facts shape, by its
@@ -359,22 +370,26 @@ def _standing(
 ) -> np.ndarray | None:
     """(n,) the user's standing constraints a request reaches by their form (recall.standing),
     or None when the prompt is not such a request or the index knows none."""
-    if index.standing is None or query.asks < params.standing_asks or not index.standing.any():
+    if index.standing is None or not index.standing.any():
         return None
-    return index.standing & (z >= params.standing_z)
+    reach = np.zeros(index.size, dtype=bool)
+    if query.asks >= params.standing_asks:
+        reach |= z >= params.standing_z
+    if plans_need(query.agreed) >= params.plan_need:
+        reach |= z >= params.plan_z
+    return index.standing & reach if reach.any() else None
 
 
 def _elsewhere(index: UserIndex, query: Query) -> np.ndarray | None:
     """The rows about people the prompt is not about: the user's people (not the animals they
     keep) for a prompt about the user themself, those it does not name for one naming some;
     None when the prompt may be about any of them."""
-    if not (query.about_self or query.named) or not index.others.any():
+    if not (query.about_self or query.named or query.unnamed) or not index.others.any():
         return None
     # The animals the user keeps share their home and plans: a prompt about the user is
     # about them too ("rewiring the lamps" and the rabbits that chew cables).
-    return index.others & ~_rows(
-        index, query.named | (lexicon("animals") if query.about_self else frozenset())
-    )
+    kept = query.about_self or query.unnamed
+    return index.others & ~_rows(index, query.named | (lexicon("animals") if kept else frozenset()))
 
 
 def _rows(index: UserIndex, words: frozenset[str]) -> np.ndarray:
