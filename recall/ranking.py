@@ -85,7 +85,8 @@ class RankingParams:
     # domain of plans, `recall.standing.plans_need`, this much: a trip, a day out, an event)
     # is one a limit, a fear or a condition shapes whatever the plan: when nothing else
     # answers, the standing constraints no further than this below the user's mean cosine to
-    # the prompt answer it, though it reads as none of the shaping kinds' requests.
+    # the prompt answer it, though it reads as none of the shaping kinds' requests; and they
+    # gain `standing_weight` in full over whatever else answers it.
     plan_need: float = 0.5
     plan_z: float = -0.5
     # A general question about an event naming none (recall.domains.episodic) is about the
@@ -237,6 +238,7 @@ def rank(
     elsewhere = _elsewhere(index, query)
     base = None
     standing = None
+    planned = False
     lift = None  # what each standing constraint gained (explain's "standing")
     if mode == "hybrid" and query.personal and query.domains is not None:
         needed = need(query.domains, index.domains)
@@ -305,13 +307,18 @@ def rank(
                 if query.named and elsewhere is not None:
                     shaped_reach &= ~elsewhere
                 strong |= shaped_reach
+            planned = plans_need(query.agreed) >= params.plan_need
             if not strong.any():
                 # Only when nothing else opens the answer: with other evidence the constraints
                 # rank as they are (lifted over it, they pushed needed memories out of the top
-                # 3 on needs_dev and needs_dev2).
+                # 3 on needs_dev and needs_dev2) ...
                 standing = _standing(index, query, z, params)
                 if standing is not None:
                     strong |= standing
+            elif planned and index.standing is not None:
+                # ... but for a plan ("we've booked a week in Crete, which beach activities
+                # could I try?"), which they shape whatever else it touches.
+                standing = index.standing & (z >= params.plan_z)
         # A fact the user had ("User did Spanish at school") says a prompt is about them as
         # well as one they have; only the facts `allowed` answer it.
         if not strong.any():
@@ -331,7 +338,7 @@ def rank(
         if needed is not None:
             base = base + params.need_weight * needed
             if standing is not None:
-                lift = params.standing_weight * query.asks * standing
+                lift = params.standing_weight * max(query.asks, float(planned)) * standing
                 base = base + lift
         scores = _context_boost(index, base, params)
         if elsewhere is not None:
