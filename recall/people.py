@@ -156,18 +156,3 @@ def name_rows(captions: list[str], others: np.ndarray) -> np.ndarray:
         dtype=bool,
     ).reshape(len(captions))
     return found & ~others
-
-
-def names_nobody(text: str, people_names: frozenset[str]) -> bool:
-    """Whether a prompt names no one: no relation (`people`, `people_plural`, `relation_idioms`:
-    "my sister", "the kids", "my other half"), no name the user's memories give their people
-    and no other name (`person_names`). A pronoun does not name: "we're off to Portugal" and
-    "a friend has offered me her spare room" speak of others without saying which of the
-    user's people, so the user's own facts are what the words point to first."""
-    words = {word.removesuffix("'s").removesuffix("'") for word in words_of(text)}
-    if words & (lexicon("people") | lexicon("people_plural") | people_names):
-        return False
-    padded = f" {' '.join(words_of(text))} "
-    if any(f" {idiom} " in padded for idiom in lexicon("relation_idioms")):
-        return False
-    return not person_names(text)

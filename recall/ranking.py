@@ -85,8 +85,7 @@ class RankingParams:
     # domain of plans, `recall.standing.plans_need`, this much: a trip, a day out, an event)
     # is one a limit, a fear or a condition shapes whatever the plan: when nothing else
     # answers, the standing constraints no further than this below the user's mean cosine to
-    # the prompt answer it, though it reads as none of the shaping kinds' requests; and they
-    # gain `standing_weight` in full over whatever else answers it.
+    # the prompt answer it, though it reads as none of the shaping kinds' requests.
     plan_need: float = 0.5
     plan_z: float = -0.5
     # A general question about an event naming none (recall.domains.episodic) is about the
@@ -196,9 +195,6 @@ class Query:
     # The user's people the prompt names (recall.lexical.people_named): "can I eat the
     # cheesecake at my mate's party" is about the user and a mate, not their dog.
     named: frozenset[str] = frozenset()
-    # A prompt naming no one though it speaks of others (recall.people.names_nobody: "we're
-    # off to Portugal", "a friend offered me her spare room"): the user's own facts first.
-    unnamed: bool = False
     # A general question about an event naming none (recall.domains.episodic).
     episodic: bool = False
     # How much the prompt reads as a request whose answer the user's facts shape, by its
@@ -238,7 +234,6 @@ def rank(
     elsewhere = _elsewhere(index, query)
     base = None
     standing = None
-    planned = False
     lift = None  # what each standing constraint gained (explain's "standing")
     if mode == "hybrid" and query.personal and query.domains is not None:
         needed = need(query.domains, index.domains)
@@ -307,18 +302,13 @@ def rank(
                 if query.named and elsewhere is not None:
                     shaped_reach &= ~elsewhere
                 strong |= shaped_reach
-            planned = plans_need(query.agreed) >= params.plan_need
             if not strong.any():
                 # Only when nothing else opens the answer: with other evidence the constraints
                 # rank as they are (lifted over it, they pushed needed memories out of the top
-                # 3 on needs_dev and needs_dev2) ...
+                # 3 on needs_dev and needs_dev2; for plans too, on needs_dev).
                 standing = _standing(index, query, z, params)
                 if standing is not None:
                     strong |= standing
-            elif planned and index.standing is not None:
-                # ... but for a plan ("we've booked a week in Crete, which beach activities
-                # could I try?"), which they shape whatever else it touches.
-                standing = index.standing & (z >= params.plan_z)
         # A fact the user had ("User did Spanish at school") says a prompt is about them as
         # well as one they have; only the facts `allowed` answer it.
         if not strong.any():
@@ -338,7 +328,7 @@ def rank(
         if needed is not None:
             base = base + params.need_weight * needed
             if standing is not None:
-                lift = params.standing_weight * max(query.asks, float(planned)) * standing
+                lift = params.standing_weight * query.asks * standing
                 base = base + lift
         scores = _context_boost(index, base, params)
         if elsewhere is not None:
@@ -391,12 +381,13 @@ def _elsewhere(index: UserIndex, query: Query) -> np.ndarray | None:
     """The rows about people the prompt is not about: the user's people (not the animals they
     keep) for a prompt about the user themself, those it does not name for one naming some;
     None when the prompt may be about any of them."""
-    if not (query.about_self or query.named or query.unnamed) or not index.others.any():
+    if not (query.about_self or query.named) or not index.others.any():
         return None
     # The animals the user keeps share their home and plans: a prompt about the user is
     # about them too ("rewiring the lamps" and the rabbits that chew cables).
-    kept = query.about_self or query.unnamed
-    return index.others & ~_rows(index, query.named | (lexicon("animals") if kept else frozenset()))
+    return index.others & ~_rows(
+        index, query.named | (lexicon("animals") if query.about_self else frozenset())
+    )
 
 
 def _rows(index: UserIndex, words: frozenset[str]) -> np.ndarray:

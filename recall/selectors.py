@@ -15,7 +15,6 @@ from core.words import stem, words_of
 from integrations.embeddings import EmbeddingError, embed_query
 from recall.dated import days_named
 from recall.domains import (
-    PEOPLE_NEED,
     about_self,
     agreed,
     asked_as_question,
@@ -33,7 +32,7 @@ from recall.domains import (
 )
 from recall.index import UserIndex
 from recall.lexical import query_terms
-from recall.people import names_nobody, people_named, relations_held
+from recall.people import people_named, relations_held
 from recall.ranking import MODES, Query, Ranked, rank
 
 logger = logging.getLogger(__name__)
@@ -98,15 +97,8 @@ def memory_ranked(
         domains=wanted,
         agreed=agreed(wanted, meaning),
         judgement=personal and asks_judgement(prompt),
-        about_self=(
-            own := about_self(prompt, index.people_names, for_people := people_need(meaning))
-        ),
-        named=(named := frozenset() if own else people_named(prompt, index.people_names)),
-        # "we're off to Portugal": others, but none named, and a meaning that needs no one
-        # in particular ("what's a good anniversary gift idea?" needs the partner).
-        unnamed=not (own or named)
-        and for_people < PEOPLE_NEED
-        and names_nobody(prompt, index.people_names),
+        about_self=(own := about_self(prompt, index.people_names, people_need(meaning))),
+        named=frozenset() if own else people_named(prompt, index.people_names),
         episodic=general and episodic(prompt),
         asks=asked_by_meaning(meaning),
         days=days_named(prompt),
