@@ -21,6 +21,7 @@ from recall.dated import Named
 from recall.domains import need, shaped_need
 from recall.index import UserIndex
 from recall.lexical import derived_terms, generic_terms
+from recall.standing import plans_need
 
 MODES = ("vector", "lexical", "hybrid", "llm", "hybrid+llm")
 
@@ -80,6 +81,13 @@ class RankingParams:
     standing_asks: float = 0.6
     standing_z: float = 0.5
     standing_weight: float = 0.3
+    # A request to plan going somewhere or doing something with others (its meaning needs a
+    # domain of plans, `recall.standing.plans_need`, this much: a trip, a day out, an event)
+    # is one a limit, a fear or a condition shapes whatever the plan: when nothing else
+    # answers, the standing constraints no further than this below the user's mean cosine to
+    # the prompt answer it, though it reads as none of the shaping kinds' requests.
+    plan_need: float = 0.5
+    plan_z: float = -0.5
     # A general question about an event naming none (recall.domains.episodic) is about the
     # user only if a memory is this close (cosine).
     episodic_cosine: float = 0.5
@@ -302,7 +310,7 @@ def rank(
             if not strong.any():
                 # Only when nothing else opens the answer: with other evidence the constraints
                 # rank as they are (lifted over it, they pushed needed memories out of the top
-                # 3 on needs_dev and needs_dev2).
+                # 3 on needs_dev and needs_dev2; for plans too, on needs_dev).
                 standing = _standing(index, query, z, params)
                 if standing is not None:
                     strong |= standing
@@ -368,9 +376,14 @@ def _standing(
 ) -> np.ndarray | None:
     """(n,) the user's standing constraints a request reaches by their form (recall.standing),
     or None when the prompt is not such a request or the index knows none."""
-    if index.standing is None or query.asks < params.standing_asks or not index.standing.any():
+    if index.standing is None or not index.standing.any():
         return None
-    return index.standing & (z >= params.standing_z)
+    reach = np.zeros(index.size, dtype=bool)
+    if query.asks >= params.standing_asks:
+        reach |= z >= params.standing_z
+    if plans_need(query.agreed) >= params.plan_need:
+        reach |= z >= params.plan_z
+    return index.standing & reach if reach.any() else None
 
 
 def _elsewhere(index: UserIndex, query: Query) -> np.ndarray | None:

@@ -13,12 +13,15 @@ is at least half a standard deviation closer to the prompt than the user's avera
 
 from __future__ import annotations
 
+import tomllib
+from functools import cache
+
 import numpy as np
 
 from core.lexicon import lexicon
 from core.words import words_of
 from memories.facets import facets_read
-from recall.domains import NAMES
+from recall.domains import DOMAINS_FILE, NAMES
 
 _HEALTH = NAMES.index("health")
 # A memory this much of the health domain (its words or its vector) is a standing fact.
@@ -51,3 +54,22 @@ def standing_rows(captions: list[str], memberships: np.ndarray, others: np.ndarr
 def _taste(caption: str) -> bool:
     """Whether a caption states what the user likes or dislikes (the registry's `likes`)."""
     return any(facet.attribute == TASTE for facet in facets_read(caption))
+
+
+@cache
+def _plan_columns() -> np.ndarray:
+    """The columns of the life domains `domains.toml` marks `plans = true` (a trip, an event,
+    a night out): what a request to go somewhere or do something with others needs."""
+    table = tomllib.loads(DOMAINS_FILE.read_text(encoding="utf-8"))
+    return np.array([NAMES.index(name) for name, entry in table.items() if entry.get("plans")])
+
+
+def plans_need(meaning: np.ndarray | None) -> float:
+    """How much a prompt's meaning (`recall.domains.agreed`, what its vector supports) needs a
+    domain of plans: "which rides should I go on at the theme park", "we're off to Portugal
+    for a fortnight". Such a plan is shaped by what the user can and cannot do, whatever the
+    place or the event, so it reaches the standing constraints (recall.ranking)."""
+    columns = _plan_columns()
+    if meaning is None or not columns.size:
+        return 0.0
+    return float(meaning[columns].max())
