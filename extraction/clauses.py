@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from functools import cache
 
-from core.lexicon import lexicon, names, tagged
+from core.lexicon import broader, lexicon, names, tagged
 from core.words import sentences_rewritten, words_of
 from extraction.answers import answers_framed
 from extraction.asked import stated_in_question
@@ -232,12 +232,25 @@ def _group_aged(sentence: str) -> str:
     return f"{said}{body[len(said) :] or '.'} {' '.join(ages)} "
 
 
+# A name typed in lower case before one of the user's people or pets in brackets: the
+# bracket's "my <relation>" is the evidence it is a name ("biscuit (my spaniel) is ill").
+_RELATION_AFTER_LOWER = re.compile(r"(?<![\w'])([a-z][\w'-]+) \(((?i:my|our) ([\w'-]+))\)")
+
+
+def _lower_named(match: re.Match) -> str:
+    relation = match.group(3).lower()
+    if lexicon("people").isdisjoint({relation, broader("kinds").get(relation)}):
+        return match.group(0)
+    return f"{match.group(2)} {match.group(1)}"
+
+
 def _ages_moved(content: str) -> str:
     """The content with each age in brackets after a name said after its sentence ("two kids,
     Emma (8) and Noah (5)." is "two kids, Emma and Noah. Emma is 8. Noah is 5.", "my son Leo
     (6)" "my son Leo ... my son Leo is 6."; "Tom (my husband)" is "my husband Tom"): in
     brackets it cut the list, and the names and ages were lost."""
     content = _RELATION_AFTER.sub(r"\2 \1", content)  # "my husband Tom is a chef"
+    content = _RELATION_AFTER_LOWER.sub(_lower_named, content)  # "biscuit (my spaniel)"
     content = _NAME_AFTER.sub(r"\1 \2", content)  # "my sister (Anna)" is "my sister Anna"
     if _GROUP_AGED.search(content):
         content = sentences_rewritten(content, _group_aged)  # "two kids, aged 9 and 12,"

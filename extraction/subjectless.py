@@ -109,9 +109,9 @@ def _counted_or_determined(word: str) -> bool:
 
 def _placed(words: list[str]) -> bool:
     """Whether words open with a preposition and a thing counted or determined ("to three
-    days a week", "into a smaller flat"): what a past tense with no subject did, never "to
-    me" ("happened to me")."""
-    return words[:1] in (["to"], ["into"], ["from"], ["for"]) and _counted_or_determined(
+    days a week", "into a smaller flat", "in the old car"): what a past tense with no subject
+    did, never "to me" ("happened to me")."""
+    return words[:1] in (["to"], ["into"], ["from"], ["for"], ["in"]) and _counted_or_determined(
         (words[1:2] or [""])[0]
     )
 
@@ -188,9 +188,14 @@ def verbless_change(part: str) -> str | None:
     if set(words) & (lexicon("first_person") | lexicon("people") | {"you", "your", "it", "this"}):
         return None
     if says_how_long(words):
-        return None  # "4 yrs now"
+        # "6 weeks smoke free today": how long the user has been free of it.
+        counted, unit, *rest = part.split()
+        freed = _freed(rest)
+        return f"I've been {freed} for {counted} {unit}" if freed else None  # "4 yrs now"
     if words[0] in lexicon("determiners") or any(
-        base_form(w) or past_tense(w) or third_singular(w) or gerund(w) for w in words
+        (base_form(w) or past_tense(w) or third_singular(w) or gerund(w))
+        and words[at + 1 : at + 2] != ["free"]  # "smoke free": what the user is free of
+        for at, w in enumerate(words)
     ):
         return None
     # A cue that only starts something needs "now": "since march" dates a lasting state
@@ -234,3 +239,16 @@ def quantifier_dropped(part: str) -> str:
     """ "both my kids have ADHD" as "my kids have ADHD": the clause's subject is the group,
     whatever the quantifier before it says of its size."""
     return _QUANTIFIED.sub("", part.lstrip(), count=1)
+
+
+def _freed(words: list[str]) -> str | None:
+    """What words say one is free of, up to "free" with nothing after it but a time ("smoke
+    free today", "alcohol-free"); None for any other words."""
+    said = [w.strip("!.,").lower() for w in words]
+    ends = [at for at, w in enumerate(said) if w == "free" or w.endswith("-free")]
+    if not ends or (ends[0] == 0 and said[0] == "free"):
+        return None
+    after = said[ends[0] + 1 :]
+    if not all(w in lexicon("time_now") or w == "today" for w in after):
+        return None
+    return " ".join(words[: ends[0] + 1]).strip("!., ")

@@ -67,3 +67,31 @@ def test_a_passive_with_no_subject_and_nobody_before_it_is_the_users(user_says, 
 
 def test_a_passive_after_a_clause_about_someone_else_is_not_the_users():
     assert not any(c.startswith("User was") for c in _read("my uncle is 80, was born in Malta"))
+
+
+@pytest.mark.parametrize(
+    ("user_says", "caption"),
+    [
+        ("5 months vape free today!!", "User has been vape free for 5 months"),
+        ("two years gambling-free", "User has been gambling-free for two years"),
+    ],
+)
+def test_how_long_the_user_has_been_free_of_something_is_kept(user_says, caption):
+    assert _read(user_says) == [caption]
+
+
+def test_how_long_alone_is_no_fact():
+    assert _read("3 weeks now") == []
+    assert _read("6 months free") == []
+
+
+def test_a_past_with_no_subject_before_a_determined_place_is_the_users():
+    assert _read("swapped in the old van for an e-bike last month") == [
+        "User swapped in the old van for an e-bike last month"
+    ]
+
+
+def test_a_name_in_lower_case_before_one_of_the_users_pets_in_brackets_is_its_name():
+    assert _read("pickle (my terrier) hates the rain") == ["User's terrier pickle hates the rain"]
+    # Not someone's thing: nothing of the user's is named.
+    assert _read("the stew (my nan's recipe) is amazing") == []
