@@ -284,12 +284,25 @@ def _role_before(tokens: list[str], at: int) -> tuple[int, str]:
                 start -= size
                 break
             if role:
-                return start - size, role
+                return _outer_role(tokens, start - size, role, said)
         else:
             if tokens[start - 1] not in lexicon("time_modifiers"):
                 break
             start -= 1
     return counted or (at, "")
+
+
+def _outer_role(tokens: list[str], begin: int, role: str, said: tuple[str, ...]) -> tuple[int, str]:
+    """A role said only by modifiers ("early", "late") gives way to one said just before them:
+    "since early last year" is from then, not at then."""
+    if not set(said) <= lexicon("time_modifiers"):
+        return begin, role
+    roles = _roles()
+    for size in range(min(max(len(p) for p in roles), begin), 0, -1):
+        outer = roles.get(tuple(tokens[begin - size : begin]))
+        if outer:
+            return begin - size, outer
+    return begin, role
 
 
 @cache
@@ -333,6 +346,13 @@ def _normalised(words: list[str]) -> tuple[list[str], list[tuple[int, int]]]:
     origin: list[tuple[int, int]] = []
     at = 0
     while at < len(words):
+        parts = words[at].split("-")
+        if len(parts) == 2 and parts[0] in lexicon("time_modifiers") and _ends_time(parts[1]):
+            # "mid-january", "late-2023": the modifier and the time, as two words.
+            tokens += parts
+            origin += [(at, at + 1)] * 2
+            at += 1
+            continue
         for size in range(longest, 0, -1):
             number = counts.get(tuple(words[at : at + size]))
             if number:
@@ -364,7 +384,8 @@ def cued(words: list[str]) -> bool:
     """Whether a clause names a time dateparser may read: a month, a year, a unit of time or a
     word that counts one ("ago", "last", "since"). A clause without one is never parsed."""
     cues = _cues()
-    return any(word in cues or (word.isdigit() and int(word) in _YEARS) for word in words)
+    parts = [part for word in words for part in word.split("-")]  # "mid-january"
+    return any(word in cues or (word.isdigit() and int(word) in _YEARS) for word in parts)
 
 
 @cache
