@@ -61,7 +61,7 @@ def test_the_week_before_last_is_two_weeks_back():
 
 
 def test_a_role_said_before_a_modifier_is_the_phrase_s_role():
-    """"since early last year": from January 2025, not an event then, and the caption keeps no
+    """Said "since early last year": from January 2025, not an event then, and the caption keeps no
     half of the phrase ("since in January 2025")."""
     assert _timed("I've been doing escape rooms since early last year") == [
         ("User has been doing escape rooms", datetime.date(2025, 1, 1), None)
