@@ -385,7 +385,20 @@ def cued(words: list[str]) -> bool:
     word that counts one ("ago", "last", "since"). A clause without one is never parsed."""
     cues = _cues()
     parts = [part for word in words for part in word.split("-")]  # "mid-january"
-    return any(word in cues or (word.isdigit() and int(word) in _YEARS) for word in parts)
+    if any(word in cues or (word.isdigit() and int(word) in _YEARS) for word in parts):
+        return True
+    # A time named by a phrase of its own ("since lockdown"): the alias, said whole.
+    return any(
+        tuple(words[at : at + len(phrase)]) == phrase
+        for phrase in _aliases()
+        for at in range(len(words))
+    )
+
+
+@cache
+def _aliases() -> tuple[tuple[str, ...], ...]:
+    """The phrases of `time_aliases.txt`, by their words."""
+    return tuple(tuple(line.split("=")[0].split()) for line in lexicon("time_aliases"))
 
 
 @cache

@@ -1,7 +1,8 @@
 """Times said loosely (issue 33, session 41): a feast with "just before" or "right after", a
-count said with "back" or as a fortnight, "this time last year", "the week before last", a
-modifier joined to its month by a hyphen, and a role said before a modifier ("since early last
-year"). Each is read to its month and taken out of the caption."""
+count said with "back" or as a fortnight, "this time last year", "the week before last", "the
+other week", a modifier joined to its month by a hyphen, a time named by a phrase of its own
+("since lockdown"), and a role said before a modifier ("since early last year"). Each is read
+to its month and taken out of the caption."""
 
 from __future__ import annotations
 
@@ -43,6 +44,13 @@ def _timed(content: str) -> list[tuple[str, datetime.date | None, datetime.date 
         ("I joined the ukulele group at the start of the year", "User joined the ukulele group",
          (2026, 1)),
         ("I started archery half a year ago", "User started archery", (2026, 5)),
+        ("I joined a rambling group the other week", "User joined a rambling group", (2026, 11)),
+        ("I bought a kiln a couple of weekends ago", "User bought a kiln", (2026, 10)),
+        ("I've been doing parkrun since lockdown", "User has been doing parkrun", (2020, 3)),
+        ("I started knitting during the pandemic", "User started knitting", (2020, 3)),
+        ("I stopped buying vinyl a good few years ago", "User stopped buying vinyl", (2023, 11)),
+        ("I've been on the allotment waiting list for the last few months",
+         "User has been on the allotment waiting list", (2026, 8)),
     ],
 )  # fmt: skip
 def test_a_loose_time_is_read_to_its_month_and_left_out_of_the_caption(said, caption, month):
