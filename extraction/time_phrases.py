@@ -17,7 +17,7 @@ import logging
 from dataclasses import dataclass
 from functools import cache
 
-from core.lexicon import lexicon
+from core.lexicon import has_phrase, lexicon
 from core.words import word_spans, words_of
 
 logger = logging.getLogger(__name__)
@@ -163,12 +163,16 @@ def _phrase(
         return None  # "3 days a week" is how often, not when
     if role == "for" and not point:
         return None
-    # "since March" began before it was said, whatever the verb.
-    ahead = future and role not in ("from", "for", "past")
+    # "since March" began before it was said, whatever the verb; "from January" with a future
+    # verb is the next one.
+    since = has_phrase(" ".join(tokens[begin:core]), "time_since")
+    ahead = future and role not in ("for", "past") and not (role == "from" and since)
     resolved = _resolve(" ".join(tokens[core:last]), base, ahead)
     if resolved is None:
         return None
     day, period = resolved
+    if period == "month":
+        day, last = _before_last(tokens, last, day, ahead)
     part = next((_parts()[w] for w in tokens[begin:core] if w in _parts()), None)
     if part and period == "year" and not point:
         # "at the end of last year" is its December, "in mid 2021" its July.
@@ -184,6 +188,18 @@ def _phrase(
         point=point,
         period="month" if point else period,
     )
+
+
+def _before_last(
+    tokens: list[str], last: int, day: datetime.date, ahead: bool
+) -> tuple[datetime.date, int]:
+    """A month, season or feast followed by "before last" ("the summer before last"): the one a
+    year before the last, the phrase taken on to its end."""
+    for phrase in lexicon("time_before_last"):
+        said = phrase.split()
+        if not ahead and tokens[last : last + len(said)] == said:
+            return day.replace(year=day.year - 1, day=1), last + len(said)
+    return day, last
 
 
 def _ends_time(word: str) -> bool:

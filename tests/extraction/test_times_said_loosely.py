@@ -81,3 +81,31 @@ def test_a_count_written_with_and_does_not_run_the_time_on():
     [phrase] = time_phrases("I've had a library card since 2021 and never used it", NOV_10)
 
     assert phrase.words == ("since", "2021")
+
+
+def test_a_month_or_season_before_last_is_a_year_before_the_last_one():
+    assert _timed("I've worked nights since the summer before last") == [
+        ("User has worked nights", datetime.date(2025, 7, 1), None)
+    ]
+
+
+def test_new_years_day_is_the_first_of_january():
+    [(caption, valid_from, _)] = _timed("I've been off the booze since new year's day")
+
+    assert (caption, valid_from) == ("User has been off the booze", datetime.date(2026, 1, 1))
+
+
+def test_from_a_month_with_a_future_verb_is_the_next_one():
+    """Said with "since", a time looks back whatever the verb (`time_since.txt`); "from
+    january" said with "will" in November is the coming January."""
+    [(caption, valid_from, _)] = _timed("I'll be on maternity leave from january")
+
+    assert (caption, valid_from) == ("User will be on maternity leave", datetime.date(2027, 1, 1))
+
+
+def test_a_feast_said_with_at_and_the_end_of_the_year_are_times():
+    assert _timed("We're getting a puppy at christmas") == [
+        ("User is getting a puppy", None, datetime.date(2026, 12, 31))
+    ]
+    [(caption, _, valid_to)] = _timed("I'm retiring at the end of the year")
+    assert (caption, valid_to) == ("User is retiring in December 2026", datetime.date(2026, 12, 31))
