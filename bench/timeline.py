@@ -50,6 +50,8 @@ SPLITS = {
     # Written in session 40 before any of its changes, on topics no other split has, in the way
     # people chat: a dev split (tuned on), kept apart to see whether a change carries.
     "dev40": DATA / "timeline_dev40.json",
+    # Session 41's, written the same way before any of its changes, on topics no other split has.
+    "dev41": DATA / "timeline_dev41.json",
 }
 KINDS = ("as_of", "present", "past", "resolve")
 PATHS = ("offline", "llm")

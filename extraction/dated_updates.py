@@ -5,8 +5,9 @@ Manchester office three days a week now" after "I went fully remote when our off
 
 `extraction.updates` reads a change from the words of the two facts. Here the evidence is the
 time: the new fact says it began on a day after the old one was last said and that it holds on
-("now", `time_now.txt`; a replacement announced, "switched to"; or a start of a thing of the
-user's that the old fact names, "User's radio show moved to ..."), and the two meet in a word
+("now", `time_now.txt`, or the perfect with a start, "I've been ... since June"; a replacement
+announced, "switched to"; or a start of a thing of the user's that the old fact names, "User's
+radio show moved to ..."), and the two meet in a word
 of their own (`updates.link`: "both say 'office'"). Then the old one stopped holding when the
 new began, and the update is applied as any announced one. Never for an addition ("a second
 cat", "also"), a wish, a negation or an ending (the update reading's), another person or
@@ -21,6 +22,7 @@ import datetime
 from core.lexicon import has_phrase, lexicon
 from core.words import words_of
 from extraction.candidates import Candidate
+from extraction.time_phrases import time_phrases
 from extraction.updates import Reading, Update, lemma, link
 from extraction.verbs import past_tense, third_singular
 
@@ -43,10 +45,20 @@ def dated_update(
         return None
     if new.subject != old.subject or (new.scopes and old.scopes and new.scopes != old.scopes):
         return None
-    now = has_phrase(candidate.said or candidate.caption, "time_now")
+    said = candidate.said or candidate.caption
+    now = has_phrase(said, "time_now") or _held_since(candidate, said)
     if not (now or new.replaces or (new.starts and _own_thing_of(candidate, old))):
         return None
     return Update(f"began after it was last said ({how})", automatic=True)
+
+
+def _held_since(candidate: Candidate, said: str) -> bool:
+    """Whether the clause says its fact has held since a time, up to now: the perfect with a
+    start ("I've been going to bed at 10:30pm since the spring", "since March I've had ..."),
+    which says "now" as plainly as the word does. "I joined in March" does not."""
+    if not has_phrase(said, "time_perfect") or candidate.said_at is None:
+        return False
+    return any(phrase.role == "from" for phrase in time_phrases(said, candidate.said_at))
 
 
 def _own_thing_of(candidate: Candidate, old: Reading) -> bool:

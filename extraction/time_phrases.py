@@ -17,7 +17,7 @@ import logging
 from dataclasses import dataclass
 from functools import cache
 
-from core.lexicon import lexicon
+from core.lexicon import has_phrase, lexicon
 from core.words import names_a_year, word_spans, words_of
 
 logger = logging.getLogger(__name__)
@@ -161,12 +161,16 @@ def _phrase(
         return None  # "3 days a week" is how often, not when
     if role == "for" and not point:
         return None
-    # "since March" began before it was said, whatever the verb.
-    ahead = future and role not in ("from", "for", "past")
+    # "since March" began before it was said, whatever the verb; "from January" with a future
+    # verb is the next one.
+    since = has_phrase(" ".join(tokens[begin:core]), "time_since")
+    ahead = future and role not in ("for", "past") and not (role == "from" and since)
     resolved = _resolve(" ".join(tokens[core:last]), base, ahead)
     if resolved is None:
         return None
     day, period = resolved
+    if period == "month":
+        day, last = _before_last(tokens, last, day, ahead)
     part = next((_parts()[w] for w in tokens[begin:core] if w in _parts()), None)
     if part and period == "year" and not point:
         # "at the end of last year" is its December, "in mid 2021" its July.
@@ -182,6 +186,18 @@ def _phrase(
         point=point,
         period="month" if point else period,
     )
+
+
+def _before_last(
+    tokens: list[str], last: int, day: datetime.date, ahead: bool
+) -> tuple[datetime.date, int]:
+    """A month, season or feast followed by "before last" ("the summer before last"): the one a
+    year before the last, the phrase taken on to its end."""
+    for phrase in lexicon("time_before_last"):
+        said = phrase.split()
+        if not ahead and tokens[last : last + len(said)] == said:
+            return day.replace(year=day.year - 1, day=1), last + len(said)
+    return day, last
 
 
 def _ends_time(word: str) -> bool:
@@ -282,12 +298,25 @@ def _role_before(tokens: list[str], at: int) -> tuple[int, str]:
                 start -= size
                 break
             if role:
-                return start - size, role
+                return _outer_role(tokens, start - size, role, said)
         else:
             if tokens[start - 1] not in lexicon("time_modifiers"):
                 break
             start -= 1
     return counted or (at, "")
+
+
+def _outer_role(tokens: list[str], begin: int, role: str, said: tuple[str, ...]) -> tuple[int, str]:
+    """A role said only by modifiers ("early", "late") gives way to one said just before them:
+    "since early last year" is from then, not at then."""
+    if not set(said) <= lexicon("time_modifiers"):
+        return begin, role
+    roles = _roles()
+    for size in range(min(max(len(p) for p in roles), begin), 0, -1):
+        outer = roles.get(tuple(tokens[begin - size : begin]))
+        if outer:
+            return begin - size, outer
+    return begin, role
 
 
 @cache
@@ -331,6 +360,13 @@ def _normalised(words: list[str]) -> tuple[list[str], list[tuple[int, int]]]:
     origin: list[tuple[int, int]] = []
     at = 0
     while at < len(words):
+        parts = words[at].split("-")
+        if len(parts) == 2 and parts[0] in lexicon("time_modifiers") and _ends_time(parts[1]):
+            # "mid-january", "late-2023": the modifier and the time, as two words.
+            tokens += parts
+            origin += [(at, at + 1)] * 2
+            at += 1
+            continue
         for size in range(longest, 0, -1):
             number = counts.get(tuple(words[at : at + size]))
             if number:
@@ -362,7 +398,21 @@ def cued(words: list[str]) -> bool:
     """Whether a clause names a time dateparser may read: a month, a year, a unit of time or a
     word that counts one ("ago", "last", "since"). A clause without one is never parsed."""
     cues = _cues()
-    return any(word in cues or names_a_year(word) for word in words)
+    parts = [part for word in words for part in word.split("-")]  # "mid-january"
+    if any(word in cues or names_a_year(word) for word in parts):
+        return True
+    # A time named by a phrase of its own ("since lockdown"): the alias, said whole.
+    return any(
+        tuple(words[at : at + len(phrase)]) == phrase
+        for phrase in _aliases()
+        for at in range(len(words))
+    )
+
+
+@cache
+def _aliases() -> tuple[tuple[str, ...], ...]:
+    """The phrases of `time_aliases.txt`, by their words."""
+    return tuple(tuple(line.split("=")[0].split()) for line in lexicon("time_aliases"))
 
 
 @cache

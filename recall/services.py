@@ -26,6 +26,7 @@ from recall.selectors import memory_ranked, ranked_as_picked, ranked_reordered, 
 from recall.timeline import (
     PAST_FIRST,
     asks_about_past,
+    before_first,
     current_rows,
     past_first,
     past_rows,
@@ -210,6 +211,7 @@ def _recall(
     past = past_rows(answered, timezone.now().date())
     if reading == "past" and mode in ("hybrid", "vector") and past.any():
         ranked = past_first(ranked, ranked_by(mode, PAST_FIRST, answered, past), past)
+        ranked = before_first(ranked, answered, prompt, past)
     signals = ranked.signals
     results = [
         RelevantMemory(

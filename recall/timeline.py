@@ -13,7 +13,8 @@ import datetime
 import numpy as np
 from django.db import connection
 
-from core.lexicon import has_phrase
+from core.lexicon import has_phrase, lexicon
+from core.words import words_of
 from integrations.embeddings import current_model_id
 from memories.models import Memory
 from memories.periods import period_label
@@ -136,3 +137,59 @@ def past_first(ranked: Ranked, of_past: Ranked, past: np.ndarray) -> Ranked:
         kept = [s for s, k in zip(signals, keep, strict=True) if k]
         signals = tuple([first, *kept][:size])
     return Ranked(rows=rows, scores=scores.astype(ranked.scores.dtype), signals=signals)
+
+
+def _anchor_words(prompt: str) -> list[str]:
+    """The words that name what came after the time asked about ("before the Pixel": "pixel"),
+    up to the end of the prompt; none when no `time_before` phrase is said or it names only
+    function words ("before that", "before I moved")."""
+    words = words_of(prompt)
+    light = lexicon("function_words") | lexicon("determiners") | lexicon("subject_pronouns")
+    for phrase in sorted(lexicon("time_before"), key=len, reverse=True):
+        said = phrase.split()
+        for at in range(len(words) - len(said) + 1):
+            if words[at : at + len(said)] == said:
+                return [w for w in words[at + len(said) :] if w not in light]
+    return []
+
+
+def before_first(ranked: Ranked, index: UserIndex, prompt: str, past: np.ndarray) -> Ranked:
+    """A prompt that names a time by the fact that came after it ("which phone did I have
+    before the Pixel?") answered first by the past facts that ended by the time the named one
+    began: the one it replaced (ended the day it began) even when the prompt's words do not
+    reach it, then those the prompt reaches that ended earlier; the named fact after them. The
+    named fact is a recalled one whose caption says every anchor word; no query more."""
+    anchor = _anchor_words(prompt)
+    if not anchor or index.valid_to is None or index.valid_from is None or index.stated is None:
+        return ranked
+    named = [
+        int(row)
+        for row in ranked.rows
+        if all(any(w.startswith(a) for w in words_of(index.captions[row])) for a in anchor)
+    ]
+    if not named:
+        return ranked
+    began = min(int(index.valid_from[r]) or int(index.stated[r]) for r in named)
+    ended = index.valid_to
+    replaced = [
+        int(row) for row in np.flatnonzero(past & (ended == began)) if int(row) not in named
+    ]
+    reached = [
+        int(row)
+        for row in ranked.rows
+        if past[row] and int(row) not in named and 0 < ended[row] <= began
+    ]
+    first = list(dict.fromkeys(replaced + reached))
+    if not first:
+        return ranked
+    rest = [int(row) for row in ranked.rows if int(row) not in first]
+    size = max(len(ranked.rows), 1)
+    rows = np.array((first + rest)[:size], dtype=ranked.rows.dtype)
+    score = {int(row): s for row, s in zip(ranked.rows, ranked.scores, strict=True)}
+    top = float(ranked.scores[0]) if ranked.scores.size else 0.0
+    scores = np.array([score.get(int(r), top) for r in rows], dtype=ranked.scores.dtype)
+    signals = ranked.signals
+    if signals:
+        by_row = {int(row): sig for row, sig in zip(ranked.rows, signals, strict=True)}
+        signals = tuple(by_row.get(int(r), {}) for r in rows)
+    return Ranked(rows=rows, scores=scores, signals=signals)

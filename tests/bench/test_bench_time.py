@@ -83,10 +83,11 @@ def test_the_dev_set_is_well_formed_and_on_the_dev_topics():
         assert {check["kind"] for check in user["checks"]} <= set(KINDS)
 
 
-def test_the_session_40_set_is_well_formed_and_on_topics_no_other_split_has():
-    users = users_load(SPLITS["dev40"])
+@pytest.mark.parametrize("split", ["dev40", "dev41"])
+def test_each_session_dev_set_is_well_formed_and_on_topics_no_other_split_has(split):
+    users = users_load(SPLITS[split])
     others = {
-        u["topic"] for name, path in SPLITS.items() if name != "dev40" for u in users_load(path)
+        u["topic"] for name, path in SPLITS.items() if name != split for u in users_load(path)
     }
     kinds = [check["kind"] for user in users for check in user["checks"]]
 

@@ -80,3 +80,27 @@ def test_a_dated_change_closes_at_once_only_the_facts_it_is_linked_to():
     ]
 
     assert dated_refs(ending, met) == ("card",)
+
+
+def test_a_fact_said_to_have_held_since_a_time_closes_the_one_it_meets(tenant, offline):
+    """The perfect with a start ("I've been ... since March") says the fact holds now, as "now"
+    does: it closes the fact it meets from that time (session 41)."""
+    memories = _said(
+        tenant,
+        ("I do the Guardian crossword on the train every morning.", FEB),
+        ("Since June I've been doing the Times crossword on the train.", SEPT),
+    )
+
+    old = memories["User does the Guardian crossword on the train every morning"]
+    assert (old.status, old.valid_to) == (Memory.Status.SUPERSEDED, datetime.date(2025, 6, 1))
+
+
+def test_a_start_said_without_the_perfect_closes_nothing(tenant, offline):
+    memories = _said(
+        tenant,
+        ("I do the Guardian crossword on the train every morning.", FEB),
+        ("I started the Times crossword on the train in June.", SEPT),
+    )
+
+    old = memories["User does the Guardian crossword on the train every morning"]
+    assert (old.status, old.valid_to) == (Memory.Status.ACTIVE, None)
