@@ -37,9 +37,31 @@ def caption_kept(caption: str, *, verb: bool = True) -> bool:
         # The user in the first person after "User" ("User's dad thinks i should retrain"):
         # what someone else thinks of them, and no caption a reader could follow.
         or bool(set(words_of(caption)[1:]) & _FIRST_PERSON_SUBJECTS)
-        # "User's cat hates her": whose or whom the caption does not say.
-        or words_of(caption)[-1:] in (["her"], ["his"])
+        # "User's cat hates her": whose or whom the caption does not say; "User loves it",
+        # "User is good at it": what it is, it does not say either.
+        or _object_unsaid(words_of(caption))
     )
+
+
+# The words that stand for a thing or person the caption does not name.
+_UNSAID = frozenset({"her", "his", "it", "that", "this"})
+# What may follow the object without naming it ("loves it so much", "hates it now").
+_TRAILING = frozenset({"now", "too", "so", "much", "a", "lot", "anymore", "though", "tbh"})
+
+
+# A caption longer than this says more than its pronoun ("User went vegan in january and
+# honestly loving it").
+_UNSAID_MOST_WORDS = 6
+
+
+def _object_unsaid(words: list[str]) -> bool:
+    """Whether a short caption ends on a pronoun for what it is about ("User's mum runs it"),
+    never "in it" (chat's "works in IT")."""
+    while len(words) > 2 and (words[-1] in _TRAILING or words[-1] in lexicon("adverbs")):
+        words = words[:-1]
+    if words[-2:] == ["in", "it"] or len(words) > _UNSAID_MOST_WORDS:
+        return words[-1:] in (["her"], ["his"])
+    return bool(words) and words[-1] in _UNSAID
 
 
 def _main_clause(caption: str) -> str:

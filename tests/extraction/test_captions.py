@@ -44,7 +44,7 @@ def test_chat_debris_is_not_stored(api, offline, said, stored):
         ("i ride an e-bike to work", ["User rides an e-bike to work"]),
         ("i work 9\u20135 at a bank", ["User works 9\u20135 at a bank"]),
         # A spaced dash still ends a clause.
-        ("im a nurse - love it tho", ["User is a nurse", "User loves it"]),
+        ("im a nurse - love nights tho", ["User is a nurse", "User loves nights"]),
     ],
 )  # fmt: skip
 def test_a_word_is_never_cut_at_its_hyphen(api, offline, said, stored):

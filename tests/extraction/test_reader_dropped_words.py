@@ -14,9 +14,9 @@ def _read(user_says: str) -> list[str]:
 
 
 def test_no_longer_before_the_verb_keeps_the_verb_agreeing_and_the_fact():
-    assert _read("I no longer play the bagpipes, but I still teach it.") == [
+    assert _read("I no longer play the bagpipes, but I still teach the chanter.") == [
         "User no longer plays the bagpipes",
-        "User still teaches it",
+        "User still teaches the chanter",
     ]
     assert _read("i no longer rent, we bought a place in Hove") == [
         "User no longer rents",

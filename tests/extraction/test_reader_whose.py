@@ -75,9 +75,9 @@ def test_someone_elses_new_person_is_theirs_not_the_users():
 
 def test_what_someone_is_is_not_a_new_person_a_pronoun_goes_on_about():
     # "a teacher", "a therapist": words for one's people too, here what the uncle is.
-    assert _read("my uncle is a teacher, he hates it") == [
+    assert _read("my uncle is a teacher, he hates the marking") == [
         "User's uncle is a teacher",
-        "User's uncle hates it",
+        "User's uncle hates the marking",
     ]
     assert _read("my aunt's a therapist") == ["User's aunt is a therapist"]
 
@@ -89,3 +89,15 @@ def test_a_second_pet_named_is_not_the_first():
     assert "User's second rabbit is called Clover" in _read(
         "we got a second rabbit, she's called Clover"
     )
+
+
+@pytest.mark.parametrize(
+    "user_says",
+    [
+        "my brother got me into bouldering, he's obsessed with it",
+        "i do the school run, hate it tbh",
+    ],
+)
+def test_a_short_clause_whose_object_is_only_it_is_not_stored(user_says):
+    # "User's brother is obsessed with it": what "it" is the caption does not say.
+    assert not any(c.endswith((" it", " it tbh")) for c in _read(user_says))
