@@ -18,15 +18,16 @@ of the same conversation, exactly as if each had been stored before the next was
 from __future__ import annotations
 
 import datetime
-import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from extraction.actions import Action
 from extraction.candidates import Candidate
 from extraction.cued_changes import cued_change, modifier_changed, slot_changed
 from extraction.dated_updates import dated_refs, dated_update
+from extraction.details import details_folded
 from extraction.merge_evidence import (
     NEAR_DUPLICATE_SIMILARITY,
     advised_same_fact,
@@ -49,14 +50,6 @@ from memories.text import content_hash, normalise_text
 NEIGHBOUR_FLOOR = 0.35
 # At most this many neighbours by cosine; memories sharing an attribute come on top.
 NEIGHBOUR_LIMIT = 8
-
-
-class Action(enum.StrEnum):
-    SKIP = "skip"
-    MERGE = "merge"
-    INSERT = "insert"
-    HOLD = "hold"  # insert as pending_review, with a review item naming the conflicts
-    SUPERSEDE = "supersede"  # insert active, the contradicted memories become superseded
 
 
 @dataclass
@@ -187,7 +180,8 @@ def decide(
         decision = _decide_one(position, candidate, vector, known, advice, supersede)
         decisions.append(decision)
         _learn(known, decision, position)
-    return decisions
+    # A detail said in the same sentence as a restatement joins the memory it restates.
+    return details_folded(decisions, known)
 
 
 def _similarity(vector: np.ndarray, memory: KnownMemory) -> float:

@@ -387,6 +387,11 @@ def restated_close(new: Reading, old: Reading, similarity: float, *, new_kept: b
         return False
     if new.values and old.values and new.values != old.values:
         return False
+    # A word one wording says and the other negates ("burns pasta" and "ideas that aren't
+    # pasta"): the same polarity overall, but not the same fact.
+    denied_new, denied_old = _negated_words(new), _negated_words(old)
+    if (denied_new - denied_old) & old.words or (denied_old - denied_new) & new.words:
+        return False
     # Two verbs that tie the person to it ("spends Christmas at their parents'" and "hosts
     # christmas at theirs", "owns" and "rents"): two facts, however close the wordings.
     verbs = (_lead_verb(new), _lead_verb(old))
@@ -394,3 +399,16 @@ def restated_close(new: Reading, old: Reading, similarity: float, *, new_kept: b
         return False
     kept, dropped = (new, old) if new_kept else (old, new)
     return _values_kept(kept, dropped) and dropped.cued <= kept.cued
+
+
+def _negated_words(said: Reading) -> set[str]:
+    """The lemmas of the few words after a negator of its caption ("pasta" of "ideas that
+    aren't pasta"; `core/lexicons/negators.txt`)."""
+    words = words_of(said.text)
+    negators = lexicon("negators")
+    return {
+        lemma(word)
+        for at, negator in enumerate(words)
+        if negator in negators
+        for word in words[at + 1 : at + 4]
+    } & said.words
