@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from extraction.actions import Action
+from extraction.actions import Action, Conflict, Decision
 from extraction.candidates import Candidate
 from extraction.cued_changes import cued_change, modifier_changed, slot_changed
 from extraction.dated_updates import dated_refs, dated_update
@@ -125,30 +125,6 @@ class Judgement:
 # The LLM's advice for the candidate at a position, given its neighbours; None means "no usable
 # answer" (the rules decide).
 Advice = Callable[[int, Candidate, list[Neighbour]], Judgement | None]
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """An active memory the candidate contradicts, and how close they are."""
-
-    ref: str
-    similarity: float
-
-
-@dataclass(frozen=True)
-class Decision:
-    """What to do with one candidate; `target` is the memory a merge folds it into (or, for a
-    skip, the memory that already holds it)."""
-
-    candidate: Candidate
-    action: Action
-    content_hash: str
-    vector: np.ndarray
-    target: str | None = None
-    similarity: float = 0.0
-    conflicts: tuple[Conflict, ...] = field(default_factory=tuple)
-    reason: str = ""
-    signal: str = ""
 
 
 def new_ref(position: int) -> str:

@@ -18,22 +18,32 @@ the memory is recalled by, and its quote joins the memory's evidence.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from extraction.actions import Action
+import numpy as np
+
+from extraction.actions import Action, Decision
 from extraction.merge_evidence import candidate_reading
 from extraction.updates import Reading
 from memories.text import content_hash
 
-if TYPE_CHECKING:
-    from extraction.decisions import Decision, KnownMemory
+
+class Stored(Protocol):
+    """What the fold reads and updates of a known memory (`extraction.decisions.KnownMemory`)."""
+
+    ref: str
+    caption: str
+    full_text: str
+    vector: np.ndarray | None
+
 
 # The end of a sentence: a clause ending so is said apart from the next one.
 _SENTENCE_ENDS = (".", "!", "?")
 
 
-def details_folded(decisions: list[Decision], known: list[KnownMemory]) -> list[Decision]:
+def details_folded(decisions: list[Decision], known: Sequence[Stored]) -> list[Decision]:
     """The decisions with each plain detail said beside a restatement merged into the memory
     it restates (see the module docstring). `known` holds the memories as the decisions left
     them (a merge's kept wording)."""

@@ -376,14 +376,19 @@ def restated_close(new: Reading, old: Reading, similarity: float, *, new_kept: b
     is the old one said again ("User doesn't drink coffee" and "User is not a coffee person at
     all", "User is a Halloween baby" and "User's birthday falls on halloween every year"):
     learned similarity rather than a rule for each phrasing, so it carries to topics no rule
-    was written for. What structure says is another fact keeps both: another person, polarity
-    or scope, a cue (an end, a start, a correction, "also"), a wish, another value of what
-    holds one at a time, another verb tying the person to it, a number or name of the wording
+    was written for. The caller asks only of a fact stored before this conversation
+    (`merge_evidence.said_before`): two facts said together were said apart. Only the user's
+    own facts: of a person of theirs, whom both are about brings the wordings close by itself.
+    What structure says is another fact keeps both: another polarity or scope, a cue (an end,
+    a start, a correction, "also"), a wish, another value of what holds one at a time, a word
+    one side negates, another verb tying the person to it, a number or name of the wording
     the merge drops (`new_kept`: the longer) missing from the one it keeps, or a cue word of
     the dropped one ("sells")."""
     if not _one_fact_said(new, old, similarity, RESTATED_SIMILARITY):
         return False
-    if new.subject != old.subject or link(new, old, similarity) in {"", THEIRS}:
+    # Of a person of the user's, whom both are about brings the wordings close by itself
+    # ("User's father has Parkinson's", "User's father uses a wheelchair": two facts).
+    if new.subject != "user" or old.subject != "user" or link(new, old, similarity) in {"", THEIRS}:
         return False
     if new.values and old.values and new.values != old.values:
         return False
@@ -392,11 +397,13 @@ def restated_close(new: Reading, old: Reading, similarity: float, *, new_kept: b
     denied_new, denied_old = _negated_words(new), _negated_words(old)
     if (denied_new - denied_old) & old.words or (denied_old - denied_new) & new.words:
         return False
-    # Two verbs that tie the person to it ("spends Christmas at their parents'" and "hosts
-    # christmas at theirs", "owns" and "rents"): two facts, however close the wordings.
-    verbs = (_lead_verb(new), _lead_verb(old))
-    if all(verbs) and not (verbs[0] in old.concepts or verbs[1] in new.concepts):
-        return False
+    # A verb of its own on either side ("spends Christmas at their parents'" and "hosts
+    # christmas at theirs", "has a full beard" and "shaved off their beard"): another fact
+    # or a change, however close the wordings.
+    for mine, other in ((new, old), (old, new)):
+        verb = _lead_verb(mine)
+        if verb and verb not in other.concepts:
+            return False
     kept, dropped = (new, old) if new_kept else (old, new)
     return _values_kept(kept, dropped) and dropped.cued <= kept.cued
 

@@ -71,3 +71,20 @@ def test_another_persons_fact_or_the_opposite_stays_apart():
 
     assert not restated_close(sisters, mine, 0.9, new_kept=True)
     assert not restated_close(given_up, mine, 0.9, new_kept=True)
+
+
+def test_two_facts_of_a_person_of_the_users_are_never_merged_by_closeness():
+    # "my grandad has glaucoma" then "grandad uses a white cane now": whom both are about
+    # brings the wordings close, and they are two facts.
+    cane = reading("User's grandad uses a white cane")
+    glaucoma = reading("User's grandad has glaucoma")
+
+    assert not restated_close(cane, glaucoma, 0.9, new_kept=True)
+
+
+def test_a_word_one_wording_negates_is_no_restatement():
+    # "i grow tomatoes every summer" then "running out of salads that aren't tomatoes"
+    grows = reading("User grows tomatoes every summer")
+    others = reading("User is running out of salads that aren't tomatoes")
+
+    assert not restated_close(others, grows, 0.9, new_kept=True)
