@@ -10,6 +10,8 @@ from dataclasses import replace
 import numpy as np
 
 from extraction.decisions import Action, decide
+from extraction.jobs import extraction_perform
+from memories.models import Memory
 from tests.extraction.decide_helpers import candidate, known, unit
 
 STORED = "User does tai chi in the park"
@@ -64,3 +66,20 @@ def test_another_persons_fact_or_a_job_beside_it_is_its_own_memory():
 
     assert sisters.action == Action.INSERT
     assert job.action == Action.INSERT
+
+
+def test_the_detail_is_kept_in_the_memory_it_joins_through_the_write(tenant, settings):
+    # One memory, its full text holding both clauses, each message's words as its evidence.
+    settings.MEMORY_EXTRACTOR = "rules"
+    for said in (
+        "i do tai chi in the park",
+        "i do tai chi in the park before work, i go most days",
+    ):
+        extraction_perform(
+            tenant=tenant, external_id="u1", messages=[{"role": "user", "content": said}]
+        )
+
+    [memory] = Memory.objects.filter(end_user__tenant=tenant)
+    assert "tai chi in the park before work" in memory.full_text
+    assert "goes most days" in memory.full_text
+    assert memory.evidence.count() == 3
