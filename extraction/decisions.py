@@ -25,7 +25,7 @@ import numpy as np
 
 from extraction.actions import Action, Conflict, Decision
 from extraction.candidates import Candidate
-from extraction.cued_changes import cued_change, modifier_changed, slot_changed
+from extraction.cued_changes import cued_change, modifier_changed, number_changed, slot_changed
 from extraction.dated_updates import dated_refs, dated_update
 from extraction.details import details_folded
 from extraction.merge_evidence import (
@@ -198,6 +198,7 @@ def _change(new: Reading, old: Reading, similarity: float) -> Update | None:
         or cued_change(new, old, similarity, link(new, old, similarity))
         or slot_changed(new, old)
         or modifier_changed(new, old)
+        or number_changed(new, old, similarity)
     )
 
 
