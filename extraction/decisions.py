@@ -191,8 +191,9 @@ def neighbours_find(
 
 def _change(new: Reading, old: Reading, similarity: float) -> Update | None:
     """The change the new fact makes to the old one: read on a link (`updates.update`),
-    announced by a change cue to a close fact (`cued_changes.cued_change`), or another value
-    of a slot the user says holds one (`cued_changes.slot_changed`)."""
+    announced by a change cue to a close fact (`cued_changes.cued_change`), another value of
+    a slot the user says holds one (`cued_changes.slot_changed`), another kind of the same
+    thing or another number, announced (`modifier_changed`, `number_changed`)."""
     return (
         update(new, old, similarity)
         or cued_change(new, old, similarity, link(new, old, similarity))
