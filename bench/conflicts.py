@@ -50,7 +50,8 @@ DATA = Path(__file__).resolve().parent / "data"
 # tuned on since session 37: a dev split now, whatever its name. "heldout3" was written in
 # session 37 before tuning, on topics of its own, and is a dev split since session 38.
 # "heldout4" was written in session 38 before tuning, on topics no other split has: report it,
-# never tune on it.
+# never tune on it. "dev6" was written in session 41 on topics no other split has, in the way
+# chat users type: a generalisation check, reported on its own and never tuned on row by row.
 # Each split's files; a file whose rows carry a "split" field (the chat-style pairs) gives
 # only its rows of that split.
 CHAT = DATA / "conflicts_chat.jsonl"
@@ -61,6 +62,7 @@ SPLITS = {
     "heldout3": (DATA / "conflicts_heldout3.jsonl",),
     "heldout4": (DATA / "conflicts_heldout4.jsonl",),
     "dev5": (DATA / "conflicts_dev5.jsonl",),
+    "dev6": (DATA / "conflicts_dev6.jsonl",),
     "chat-dev": (CHAT,),
     "chat-heldout": (CHAT,),
 }

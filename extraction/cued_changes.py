@@ -18,6 +18,8 @@ smoke", "doesn't drink anymore").
 
 from __future__ import annotations
 
+import re
+
 from extraction.updates import Reading, Update, distinct_attributes, same_person
 
 # Cosine at or above which a fact that announces a change is linked to one of the same
@@ -82,3 +84,23 @@ def modifier_changed(new: Reading, old: Reading) -> Update | None:
     if not mine or not theirs:
         return None
     return Update("another kind of the same thing, announced", automatic=False, held=True)
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def number_changed(new: Reading, old: Reading, similarity: float) -> Update | None:
+    """Another number for a close fact of one person, announced with a cue that brings a value
+    ("I'm an 8 now" after "I'm a UK 7 in shoes"): both say a number, none the same, the same
+    polarity and scope, at or above CUED_LINK_SIMILARITY. Held for review, never superseded
+    at once: the cosine is the only link."""
+    if not new.starts or new.ends or new.additive or new.wish or new.corrects:
+        return None
+    if similarity < CUED_LINK_SIMILARITY or new.subject != old.subject:
+        return None
+    if new.negative or old.negative or new.scopes != old.scopes:
+        return None
+    mine, theirs = set(_NUMBER.findall(new.text)), set(_NUMBER.findall(old.text))
+    if not mine or not theirs or mine & theirs:
+        return None
+    return Update("another number, announced", automatic=False, held=True)

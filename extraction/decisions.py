@@ -18,15 +18,16 @@ of the same conversation, exactly as if each had been stored before the next was
 from __future__ import annotations
 
 import datetime
-import enum
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from extraction.actions import Action, Conflict, Decision
 from extraction.candidates import Candidate
-from extraction.cued_changes import cued_change, modifier_changed, slot_changed
+from extraction.cued_changes import cued_change, modifier_changed, number_changed, slot_changed
 from extraction.dated_updates import dated_refs, dated_update
+from extraction.details import details_folded
 from extraction.merge_evidence import (
     NEAR_DUPLICATE_SIMILARITY,
     advised_same_fact,
@@ -49,14 +50,6 @@ from memories.text import content_hash, normalise_text
 NEIGHBOUR_FLOOR = 0.35
 # At most this many neighbours by cosine; memories sharing an attribute come on top.
 NEIGHBOUR_LIMIT = 8
-
-
-class Action(enum.StrEnum):
-    SKIP = "skip"
-    MERGE = "merge"
-    INSERT = "insert"
-    HOLD = "hold"  # insert as pending_review, with a review item naming the conflicts
-    SUPERSEDE = "supersede"  # insert active, the contradicted memories become superseded
 
 
 @dataclass
@@ -134,30 +127,6 @@ class Judgement:
 Advice = Callable[[int, Candidate, list[Neighbour]], Judgement | None]
 
 
-@dataclass(frozen=True)
-class Conflict:
-    """An active memory the candidate contradicts, and how close they are."""
-
-    ref: str
-    similarity: float
-
-
-@dataclass(frozen=True)
-class Decision:
-    """What to do with one candidate; `target` is the memory a merge folds it into (or, for a
-    skip, the memory that already holds it)."""
-
-    candidate: Candidate
-    action: Action
-    content_hash: str
-    vector: np.ndarray
-    target: str | None = None
-    similarity: float = 0.0
-    conflicts: tuple[Conflict, ...] = field(default_factory=tuple)
-    reason: str = ""
-    signal: str = ""
-
-
 def new_ref(position: int) -> str:
     """The reference of the memory inserted for the candidate at `position`."""
     return f"new:{position}"
@@ -187,7 +156,8 @@ def decide(
         decision = _decide_one(position, candidate, vector, known, advice, supersede)
         decisions.append(decision)
         _learn(known, decision, position)
-    return decisions
+    # A detail said in the same sentence as a restatement joins the memory it restates.
+    return details_folded(decisions, known)
 
 
 def _similarity(vector: np.ndarray, memory: KnownMemory) -> float:
@@ -221,13 +191,15 @@ def neighbours_find(
 
 def _change(new: Reading, old: Reading, similarity: float) -> Update | None:
     """The change the new fact makes to the old one: read on a link (`updates.update`),
-    announced by a change cue to a close fact (`cued_changes.cued_change`), or another value
-    of a slot the user says holds one (`cued_changes.slot_changed`)."""
+    announced by a change cue to a close fact (`cued_changes.cued_change`), another value of
+    a slot the user says holds one (`cued_changes.slot_changed`), another kind of the same
+    thing or another number, announced (`modifier_changed`, `number_changed`)."""
     return (
         update(new, old, similarity)
         or cued_change(new, old, similarity, link(new, old, similarity))
         or slot_changed(new, old)
         or modifier_changed(new, old)
+        or number_changed(new, old, similarity)
     )
 
 

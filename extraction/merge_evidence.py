@@ -11,6 +11,7 @@ from extraction.candidates import Candidate
 from extraction.restatements import (
     advised_rewording,
     named_again,
+    restated_close,
     restated_in_words,
     reworded,
     same_one,
@@ -83,6 +84,7 @@ def same_fact(candidate: Candidate, target: Near) -> bool:
         return False
     return (
         said_again
+        or (said_before(target.memory) and restated_close(new, old, similarity, new_kept=new_kept))
         or target.similarity >= NEAR_DUPLICATE_SIMILARITY
         or keeps_both(candidate, target.memory)
         or in_other_words(candidate, target.memory)
@@ -162,6 +164,7 @@ def said_again(candidate: Candidate, target: Near, old: Reading) -> bool:
     return (
         in_other_words(candidate, target.memory)
         or reworded(new, old, similarity)
+        or (said_before(target.memory) and restated_close(new, old, similarity, new_kept=new_kept))
         or slot_restated(new, old, similarity)
         or (said_before(target.memory) and named_again(new, old, similarity, new_kept=new_kept))
     )

@@ -360,3 +360,62 @@ def _lead_verb(reading: Reading) -> str:
         return ""
     tied = lexicon("copulas") | lexicon("auxiliaries") | {"has", "got", "does"}
     return "" if said[at] in tied else lemma(said[at])
+
+
+# Cosine at or above which two wordings of one person's fact, with no cue, no other polarity,
+# scope, value or verb and no number or name of the dropped wording left out of the kept one,
+# are one fact said again whatever their words (`restated_close`). Measured on the dev splits
+# of bench/data/conflicts_*.jsonl (dev, chat-dev, heldout2, heldout3, dev5): the restatements
+# it merges sit at 0.70-0.85; at 0.65 and 0.6 it merges a contradiction each and no more
+# restatements (docs/benchmarks.md, session 41).
+RESTATED_SIMILARITY = 0.7
+
+
+def restated_close(new: Reading, old: Reading, similarity: float, *, new_kept: bool) -> bool:
+    """Whether the embedder puts two wordings of one person's fact so close that the new one
+    is the old one said again ("User doesn't drink coffee" and "User is not a coffee person at
+    all", "User is a Halloween baby" and "User's birthday falls on halloween every year"):
+    learned similarity rather than a rule for each phrasing, so it carries to topics no rule
+    was written for. The caller asks only of a fact stored before this conversation
+    (`merge_evidence.said_before`): two facts said together were said apart. Only the user's
+    own facts: of a person of theirs, whom both are about brings the wordings close by itself.
+    What structure says is another fact keeps both: another polarity or scope, a cue (an end,
+    a start, a correction, "also"), a wish, another value of what holds one at a time, a word
+    one side negates, another verb tying the person to it, a number or name of the wording
+    the merge drops (`new_kept`: the longer) missing from the one it keeps, or a cue word of
+    the dropped one ("sells")."""
+    if not _one_fact_said(new, old, similarity, RESTATED_SIMILARITY):
+        return False
+    # Of a person of the user's, whom both are about brings the wordings close by itself
+    # ("User's father has Parkinson's", "User's father uses a wheelchair": two facts).
+    if new.subject != "user" or old.subject != "user" or link(new, old, similarity) in {"", THEIRS}:
+        return False
+    if new.values and old.values and new.values != old.values:
+        return False
+    # A word one wording says and the other negates ("burns pasta" and "ideas that aren't
+    # pasta"): the same polarity overall, but not the same fact.
+    denied_new, denied_old = _negated_words(new), _negated_words(old)
+    if (denied_new - denied_old) & old.words or (denied_old - denied_new) & new.words:
+        return False
+    # A verb of its own on either side ("spends Christmas at their parents'" and "hosts
+    # christmas at theirs", "has a full beard" and "shaved off their beard"): another fact
+    # or a change, however close the wordings.
+    for mine, other in ((new, old), (old, new)):
+        verb = _lead_verb(mine)
+        if verb and verb not in other.concepts:
+            return False
+    kept, dropped = (new, old) if new_kept else (old, new)
+    return _values_kept(kept, dropped) and dropped.cued <= kept.cued
+
+
+def _negated_words(said: Reading) -> set[str]:
+    """The lemmas of the few words after a negator of its caption ("pasta" of "ideas that
+    aren't pasta"; `core/lexicons/negators.txt`)."""
+    words = words_of(said.text)
+    negators = lexicon("negators")
+    return {
+        lemma(word)
+        for at, negator in enumerate(words)
+        if negator in negators
+        for word in words[at + 1 : at + 4]
+    } & said.words

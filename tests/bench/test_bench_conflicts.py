@@ -276,3 +276,22 @@ def test_the_fifth_dev_set_is_on_topics_no_earlier_dev_set_has():
     assert kinds.count("compatible") >= 8
     assert not {case.topic for case in dev5} & {case.topic for case in earlier}
     assert not {case.id for case in dev5} & {case.id for case in earlier}
+
+
+def test_the_sixth_dev_set_is_on_topics_no_other_set_has():
+    """`dev6` checks that a rule carries to topics and phrasings no rule was fitted to: its
+    topics are in no other split (the held-out ones are checked against it above), one topic
+    a pair, and it holds each kind."""
+    dev6 = cases_load(SPLITS["dev6"])
+    others = [
+        case
+        for name in ("dev", "heldout", "heldout2", "heldout3", "dev5", "chat-dev")
+        for case in cases_load(SPLITS[name])
+    ]
+    kinds = [case.kind for case in dev6]
+
+    assert kinds.count("restatement") >= 14 and kinds.count("contradiction") >= 16
+    assert kinds.count("compatible") >= 10
+    assert len({case.topic for case in dev6}) == len(dev6)
+    assert not {case.topic for case in dev6} & {case.topic for case in others}
+    assert not {case.id for case in dev6} & {case.id for case in others}
