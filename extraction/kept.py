@@ -43,8 +43,8 @@ def caption_kept(caption: str, *, verb: bool = True) -> bool:
     )
 
 
-# The words that stand for a thing or person the caption does not name.
-_UNSAID = frozenset({"her", "his", "it", "that", "this"})
+# The words that stand for a thing or person the caption does not name ("User got loads").
+_UNSAID = frozenset({"her", "his", "it", "that", "this", "loads", "lots", "heaps", "tons", "some"})
 # What may follow the object without naming it ("loves it so much", "hates it now").
 _TRAILING = frozenset({"now", "too", "so", "much", "a", "lot", "anymore", "though", "tbh"})
 

@@ -111,9 +111,10 @@ def _placed(words: list[str]) -> bool:
     """Whether words open with a preposition and a thing counted or determined ("to three
     days a week", "into a smaller flat", "in the old car"): what a past tense with no subject
     did, never "to me" ("happened to me")."""
-    return words[:1] in (["to"], ["into"], ["from"], ["for"], ["in"]) and _counted_or_determined(
-        (words[1:2] or [""])[0]
-    )
+    return words[:1] in _PLACING and _counted_or_determined((words[1:2] or [""])[0])
+
+
+_PLACING = (["to"], ["into"], ["from"], ["for"], ["in"])
 
 
 def gerund_cut(said: str) -> str | None:

@@ -307,6 +307,8 @@ def _without_hedges(caption: str) -> str:
         after = words[at + 1] if at + 1 < len(words) else ""
         hedge = at > 0 and word.lower() in lexicon("hedges")
         if hedge and (word.lower() != "like" or after[:1].isdigit()):
+            if word.lower() == "like" and kept[-1:] == ["more"]:
+                kept[-1] = "about"  # "more like 150": about 150, never "more 150"
             continue
         kept.append(word)
     return " ".join(kept)

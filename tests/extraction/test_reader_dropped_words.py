@@ -95,3 +95,14 @@ def test_a_name_in_lower_case_before_one_of_the_users_pets_in_brackets_is_its_na
     assert _read("pickle (my terrier) hates the rain") == ["User's terrier pickle hates the rain"]
     # Not someone's thing: nothing of the user's is named.
     assert _read("the stew (my nan's recipe) is amazing") == []
+
+
+def test_a_relative_clause_after_the_one_is_not_a_clause_of_the_users():
+    # "User takes to the beach": the object was the relative clause's gap.
+    assert not any(
+        "takes to" in c for c in _read("its the sony one i take to the allotment for photos")
+    )
+
+
+def test_more_like_a_number_is_about_it():
+    assert _read("my handicap is more like 18 tbh") == ["User's handicap is about 18"]
