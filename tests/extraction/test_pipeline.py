@@ -423,6 +423,9 @@ def test_a_tenant_may_keep_review_when_the_service_supersedes(tenant, llm, setti
         ("we don't have kids", "my son just started kindergarten, any tips for the first week?"),
         ("I'm 41.", "just turned 42 yesterday, feeling old"),
         ("honestly I can't stand running", "I've come to love running, I go out 3x a week now"),
+        # An idiom of giving up, on a topic no rule names.
+        ("I sing in a barbershop quartet", "called it a day with the quartet, too many late gigs"),
+        ("i play water polo on thursdays", "packed in the water polo, my knees cant take it"),
     ],
 )
 def test_offline_a_contradiction_in_everyday_words_is_held(tenant, settings, first, second):
