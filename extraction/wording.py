@@ -302,7 +302,7 @@ def _without_hedges(caption: str) -> str:
     """The caption without the chat hedges of a lexicon ("like 50k a week" is "50k a week");
     "like" goes only before a number, where it cannot be the verb."""
     words = caption.split(" ")
-    kept = []
+    kept: list[str] = []
     for at, word in enumerate(words):
         after = words[at + 1] if at + 1 < len(words) else ""
         hedge = at > 0 and word.lower() in lexicon("hedges")
