@@ -40,7 +40,7 @@ from core.words import words_of
 from extraction.jobs import ExtractionFailed, extraction_perform
 from extraction.models import ExtractionJob
 from extraction.reader import offline_candidates
-from memories.models import EndUser, Memory, ReviewItem
+from memories.models import EndUser, Memory, MemoryEvidence, ReviewItem
 from tenants.models import ConflictPolicy, Tenant
 from testing.llm_stub import LLMStub, StubRequest, content
 
@@ -114,6 +114,9 @@ class Outcome:
     # The second statement left nothing of its own: nothing saved, or a fact that is not a
     # restatement merged into the first.
     lost: bool = False
+    # A first memory gained the second statement as its evidence: the restatement was
+    # recognised, whatever else the second statement added (a detail stored on its own).
+    confirmed: bool = False
 
     @property
     def correct(self) -> bool:
@@ -302,7 +305,11 @@ def case_run(case: Case, *, tenant: Tenant, path: str, real_llm: bool = False) -
     user_id = uuid.uuid4()
     first = _say(tenant, user_id, case.first.user, outcome)
     first_ids = {memory.id for memory in first}
+    evidence_before = MemoryEvidence.objects.filter(memory_id__in=first_ids).count()
     second = _say(tenant, user_id, case.second.user, outcome)
+    outcome.confirmed = (
+        MemoryEvidence.objects.filter(memory_id__in=first_ids).count() > evidence_before
+    )
     if path == "offline":
         outcome.extracted = bool(first_ids) and bool(
             offline_candidates([{"role": "user", "content": case.second.user}])
@@ -362,6 +369,11 @@ class Report:
             # The failure that matters to a user: the same fact stored twice.
             "restatements_stored_twice": _rate(
                 sum(o.duplicated for o in restatements), len(restatements)
+            ),
+            # Of the restatements, those whose first memory took the second as evidence, a
+            # new detail stored beside it or not.
+            "restatements_confirmed": _rate(
+                sum(o.confirmed for o in restatements), len(restatements)
             ),
             "not_extracted": sum(not o.extracted for o in self.outcomes),
             "facts_lost": _rate(sum(o.lost for o in self.outcomes), len(self.outcomes)),

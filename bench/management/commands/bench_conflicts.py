@@ -95,7 +95,8 @@ class Command(BaseCommand):
             f"{summary['split']:8} {summary['path']:13} contradictions held "
             f"{rate('contradictions_held')}, compatible wrongly held "
             f"{rate('compatible_wrongly_held')}, restatements merged "
-            f"{rate('restatements_merged')} (stored twice {rate('restatements_stored_twice')})"
+            f"{rate('restatements_merged')} (stored twice {rate('restatements_stored_twice')}"
+            f", first confirmed by the second {rate('restatements_confirmed')})"
         )
         if "pairs_reaching_llm" in summary:
             line += (
