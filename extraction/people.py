@@ -133,12 +133,17 @@ def mention_at(text: str, at: int, *, listed: bool = False) -> Mention | None:
 def last_person(clause: str, current: str) -> str:
     """Who the clause names last ("my mum", "our new puppy", "my gf priya"), else `current`."""
     words = words_of(clause)
-    for at in range(len(words) - 1, -1, -1):
-        if words[at] in {"my", "our"}:
-            found = mention_at(clause, at)
-            if found is not None:
-                return found.said()
+    owned = [at for at in range(len(words) - 1, -1, -1) if words[at] in {"my", "our"}]
+    # Each look reads the clause again: a hostile run of "my"s is read only at its end.
+    for at in owned[:_MOST_LOOKS]:
+        found = mention_at(clause, at)
+        if found is not None:
+            return found.said()
     return current
+
+
+# The most "my"s of one clause `last_person` looks at, from its end.
+_MOST_LOOKS = 20
 
 
 # "she", "he", "they" at the start of a clause: the person the user named last ("my mum has

@@ -293,6 +293,14 @@ def read_statements(
     # The messages that say the user was wrong before: each of their facts corrects one.
     correct = {bisect_right(starts, at) for at, c in enumerate(clauses) if correcting(c[1] or c[0])}
     for at, (clause, statement) in enumerate(clauses):
+        message = bisect_right(starts, at)
+        if message and at - starts[message - 1] >= MOST_CLAUSES:
+            if at - starts[message - 1] == MOST_CLAUSES:  # the rest of the message unread
+                logger.warning("reader: a message's clauses past %d left unread", MOST_CLAUSES)
+                READER_CLAUSES_SKIPPED.labels("message").inc()
+                if skipped is not None:
+                    skipped.append(clause)
+            continue
         try:
             if at in introduced:
                 captions, state.ended, state.about = [introduced[at]], "", ""
@@ -322,6 +330,11 @@ def read_statements(
                 )
             )
     return found
+
+
+# The most clauses of one message read: a pasted page of "x, x, x, ..." took seconds, and no
+# message people write to an assistant says more facts than this.
+MOST_CLAUSES = 400
 
 
 def _clauses_read(
