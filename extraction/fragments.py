@@ -44,6 +44,11 @@ def fragment(part: str) -> str | None:
     text = " ".join(words).strip(" ,.!;:")
     if text.split(" ", 1)[0].lower() in lexicon("adverbs") | lexicon("function_words"):
         text = text[:1].lower() + text[1:]  # "Currently in Lisbon": no name, the clause's start
+    adverb, _, rest = text.partition(" ")
+    if adverb in lexicon("adverbs") and rest and (read := fragment(rest)):
+        # "currently based in Singapore": what the rest says, the adverb where "I'm" leaves it
+        opening = "I'm " if read.startswith("I'm ") else "I have "
+        return read.replace(opening, f"{opening}{adverb} ", 1) if read.startswith(opening) else read
     said = words_of(text)
     if (
         not said

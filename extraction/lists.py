@@ -158,12 +158,30 @@ def _distributed(clauses: list[tuple[str, str]]) -> list[tuple[str, str]]:
                 break
         else:
             run = []
-        if _names_of_count(statement[len(head) :], [item for _, items in run for item in items]):
+        listed = [item for _, items in run for item in items]
+        if _names_of_count(statement[len(head) :], listed):
             continue  # "two rescue greyhounds, Pepper and Salt" (`extraction.named`)
+        if _counted_after_being(head, listed):
+            continue  # "we're a family of four, two adults and two kids": who they are
         for nxt, items in run:
             stated = " and ".join(f"{head} {item}" for item in items)
             out[nxt] = (clauses[nxt][0], stated)
     return out
+
+
+def _counted_after_being(head: str, items: list[str]) -> bool:
+    """Whether a head that says what someone is ("we're", "my sister is") has a counted item
+    ("two adults"): a count is what they are made of or have, never what they are."""
+    said = words_of(head)
+    being = bool(said) and (said[-1] in _BE or said[-1].split("'")[-1] in _BEING)
+    return being and any(
+        (first := words_of(item)[:1]) and (first[0].isdigit() or first[0] in lexicon("numerals"))
+        for item in items
+    )
+
+
+_BE = frozenset({"is", "are", "am", "was", "were"})
+_BEING = frozenset({"m", "re", "s"})
 
 
 def _names_of_count(thing: str, items: list[str]) -> bool:

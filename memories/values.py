@@ -22,11 +22,38 @@ def lacks_value(caption: str) -> bool:
     words = words_of(caption)
     if not words:
         return True
+    if _noun_compound(words):
+        return False  # "User works in IT support": the verb-like word ends a noun
     ends_open = waits_for_value(words[-1]) or any(
         size < len(words) and tuple(words[-size:]) in _phrases()
         for size in range(2, _longest() + 1)
     )
     return ends_open and not _gap_filled(words)
+
+
+# The verbs of `takes_value` that also end a noun ("IT support", "drug use", "special needs",
+# "a labour of love"): a closed few; "loves", "hates", "got" are verbs wherever they stand.
+_NOUNS_TOO = frozenset({"support", "use", "need", "needs", "love"})
+
+
+def _noun_compound(words: list[str]) -> bool:
+    """Whether the caption ends on a word of `_NOUNS_TOO` that ends a noun, after a word that is
+    neither its subject nor an auxiliary, an adverb or "to" ("IT support", "in love", "special
+    needs"), never "User needs", "User's dog really needs", "wants to use"."""
+    last = words[-1]
+    if len(words) < 3 or last not in _NOUNS_TOO:
+        return False
+    before = words[-2]
+    verbal = (
+        lexicon("copulas")
+        | lexicon("auxiliaries")
+        | lexicon("adverbs")
+        | lexicon("negators")
+        | lexicon("subject_pronouns")
+        | lexicon("people")
+        | {"user", "to", "and", "or", "but"}
+    )
+    return not (before in verbal or before.endswith("'s"))
 
 
 def waits_for_value(word: str) -> bool:

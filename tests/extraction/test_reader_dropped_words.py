@@ -115,3 +115,27 @@ def test_a_message_of_thousands_of_clauses_is_read_up_to_the_cap():
 
     assert "User is a welder" in captions
     assert "User is also a poet" not in captions  # past the cap, left unread
+
+
+@pytest.mark.parametrize(
+    ("user_says", "caption"),
+    [
+        ("i work in IT support at a uni", "User works in IT support at a uni"),
+        ("my brother works in customer support", "User's brother works in customer support"),
+        ("our youngest has special needs", "User's youngest has special needs"),
+    ],
+)
+def test_a_word_that_also_ends_a_noun_is_no_verb_waiting_for_its_value(user_says, caption):
+    assert caption in _read(user_says)
+
+
+def test_an_adverb_before_a_fragment_stays_with_it():
+    assert _read("Currently based in Valletta") == ["User is currently based in Valletta"]
+    assert _read("recently widowed") == ["User is recently widowed"]
+
+
+def test_a_count_after_what_someone_is_is_not_what_they_are():
+    captions = _read("we're a household of five, three adults and two teens")
+
+    assert "User is a household of five" in captions
+    assert not any(c.startswith("User is three") or c.startswith("User is two") for c in captions)
