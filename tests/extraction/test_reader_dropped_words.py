@@ -139,3 +139,12 @@ def test_a_count_after_what_someone_is_is_not_what_they_are():
 
     assert "User is a household of five" in captions
     assert not any(c.startswith("User is three") or c.startswith("User is two") for c in captions)
+
+
+def test_being_what_the_user_is_before_their_clause_is_a_statement_of_its_own():
+    assert _read("being coeliac, i avoid most bakeries") == [
+        "User is coeliac",
+        "User avoids most bakeries",
+    ]
+    # A manner of saying it is not what they are.
+    assert _read("being honest, i find golf boring") == ["User finds golf boring"]
