@@ -157,6 +157,17 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     return None
 
 
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    """Answer a request Django refuses before any view (an empty or invalid Host header, a
+    suspicious operation) with the JSON error shape, never an HTML page."""
+    return JsonResponse(error_body("malformed_request", "The request is malformed."), status=400)
+
+
+def forbidden(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    """Answer a request Django refuses as forbidden before any view with the JSON error shape."""
+    return JsonResponse(error_body("forbidden", "Permission denied."), status=403)
+
+
 def not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
     """Answer unknown paths with the JSON error shape."""
     return JsonResponse(error_body("not_found", "No such endpoint."), status=404)

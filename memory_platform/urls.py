@@ -7,6 +7,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from core.health import HealthApi
 from core.metrics import metrics_view
 
+handler400 = "core.exceptions.bad_request"
+handler403 = "core.exceptions.forbidden"
 handler404 = "core.exceptions.not_found"
 handler500 = "core.exceptions.server_error"
 

@@ -76,3 +76,12 @@ def test_the_key_lookup_the_view_and_the_tool_give_one_message(tenant, end_user,
     }
 
     assert len(messages) == 1
+
+
+@pytest.mark.parametrize("host", ["", "bad host!", "exa mple.com"])
+def test_a_host_header_django_refuses_gets_the_json_error_shape(api, host):
+    response = api.delete(f"/memories/mem_{'0' * 16}", {"user_id": "u1"}, HTTP_HOST=host)
+
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["error"]["code"] == "malformed_request"
