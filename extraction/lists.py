@@ -173,14 +173,14 @@ def _counted_after_being(head: str, items: list[str]) -> bool:
     """Whether a head that says what someone is ("we're", "my sister is") has a counted item
     ("two adults"): a count is what they are made of or have, never what they are."""
     said = words_of(head)
-    being = bool(said) and (said[-1] in _BE or said[-1].split("'")[-1] in _BEING)
+    being = bool(said) and (said[-1] in lexicon("be_forms") or said[-1].split("'")[-1] in _BEING)
     return being and any(
         (first := words_of(item)[:1]) and (first[0].isdigit() or first[0] in lexicon("numerals"))
         for item in items
     )
 
 
-_BE = frozenset({"is", "are", "am", "was", "were"})
+# The contractions of "be" after a subject ("we're", "i'm", "she's").
 _BEING = frozenset({"m", "re", "s"})
 
 

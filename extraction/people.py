@@ -340,7 +340,7 @@ def named_last(part: str) -> str | None:
     if not articles:
         return None
     before = words[articles[-1] - 1] if articles[-1] else ""
-    if before in _BEING or before.endswith(("'s", "'m", "'re")):
+    if before in lexicon("be_forms") | {"im"} or before.endswith(("'s", "'m", "'re")):
         return None  # "my dad is a teacher": what someone is, not someone new
     if words[-2] in lexicon("additive_cues"):  # "a second dog", "another dog": not the first
         return f"{'other' if words[-2] == 'another' else words[-2]} {words[-1]}"
@@ -348,7 +348,6 @@ def named_last(part: str) -> str | None:
 
 
 _ARTICLES = frozenset({"a", "an", "the", "another"})
-_BEING = frozenset({"is", "are", "was", "were", "am", "im", "be", "been", "being"})
 
 
 def subject_being(part: str) -> str | None:

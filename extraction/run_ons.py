@@ -87,7 +87,7 @@ def run_ons_marked(text: str) -> str:
         before = words_of(out[-1])[-1:] if out else ["."]
         ends = bool(set(before) & _enders())  # "work is crazy rn im a chef", "lol"
         if (
-            (ends or (opened and length >= 2 and not set(before) & _holds() | _named_one(out)))
+            (ends or (opened and length >= 2 and not (set(before) & _holds() or _named_one(out))))
             and length >= 1
             and not out[-1].endswith(_ENDS)
             and _opens_clause(word, rest)
@@ -113,15 +113,15 @@ def run_ons_marked(text: str) -> str:
     return " ".join(out)
 
 
-def _named_one(out: list[str]) -> set[str]:
-    """{"one"} when the clause so far ends on "one" after a word that describes it ("the dji
-    one i take to the beach": a relative clause goes on), never after a verb ("my daughter is
-    one i think ...", "i have one")."""
+def _named_one(out: list[str]) -> bool:
+    """Whether the clause so far ends on "one" after a word that describes it ("the dji one i
+    take to the beach": a relative clause goes on), never after a verb ("my daughter is one i
+    think ...", "i have one")."""
     if len(out) < 2 or words_of(out[-1]) not in (["one"], ["ones"]) or out[-2].endswith(_ENDS):
-        return set()
+        return False
     describes = words_of(out[-2])[-1:]
     verbs = lexicon("copulas") | lexicon("auxiliaries") | lexicon("numerals")
-    return set() if not describes or describes[0] in verbs else set(words_of(out[-1]))
+    return bool(describes) and describes[0] not in verbs
 
 
 # How far ahead a run-on is read: whether words open a clause turns on its first few (a
